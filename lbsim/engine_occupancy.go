@@ -1,0 +1,88 @@
+package lbsim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+)
+
+// runOccupancy simulates one replication on the occupancy counts
+// (C_1, C_2, ...) directly. For exchangeable policies with homogeneous rates
+// this chain has the same law as the per-server one, and its cost per event
+// does not depend on N: only the number of occupied levels.
+func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*replication, error) {
+	policy := sc.Policy
+	if p, ok := policy.(Preparer); ok {
+		var err error
+		if policy, err = p.Prepare(sc.system()); err != nil {
+			return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
+		}
+	}
+	router := policy.(OccupancyRouter)
+	n := int64(sc.Servers)
+	mu := 1.0
+	if sc.Rates != nil {
+		mu = sc.Rates[0]
+	}
+	obs := newObserver(sc, 1)
+	occ := &Occupancy{N: n, C: make([]int64, 2, 64)}
+	occ.C[0] = n
+	for i, qi := range sc.InitOccupancy {
+		c := int64(qi*float64(n) + 0.5)
+		if c == 0 {
+			break
+		}
+		occ.C = append(occ.C[:i+1], c, 0)
+		obs.change(i+1, 0, 0)
+		obs.maxLen = i + 1
+	}
+
+	arr := sc.Lambda * float64(n)
+	t := 0.0
+	mark := obs.mark()
+	counts := func(i int) int64 { return occ.Count(i) }
+	var events int64
+	for {
+		if events&(checkEvery-1) == 0 {
+			if err := check(t); err != nil {
+				return nil, err
+			}
+		}
+		busy := occ.C[1]
+		rate := arr + mu*float64(busy)
+		next := t + r.ExpFloat64()/rate
+		if next >= mark {
+			if obs.crossing(next, counts, len(occ.C)-2) {
+				break
+			}
+			mark = obs.mark()
+		}
+		t = next
+		events++
+		u := r.Float64() * rate
+		if u < arr {
+			l := router.JoinLevel(occ, r)
+			if l < 0 || l+1 >= len(occ.C) || occ.C[l] == occ.C[l+1] {
+				return nil, fmt.Errorf("policy %s: JoinLevel returned %d, but no server has that length", policy.Name(), l)
+			}
+			obs.change(l+1, occ.C[l+1], t)
+			occ.C[l+1]++
+			if l+2 == len(occ.C) {
+				occ.C = append(occ.C, 0)
+			}
+			obs.arrive(l, 0, mu)
+			continue
+		}
+		k := int64((u - arr) / mu)
+		if k >= busy { // rounding at the top of the range
+			k = busy - 1
+		}
+		l := levelOfRank(occ, k)
+		obs.change(l, occ.C[l], t)
+		occ.C[l]--
+	}
+	if err := check(sc.Horizon); err != nil {
+		return nil, err
+	}
+	return &replication{events: events, obs: obs, mus: []float64{mu}}, nil
+}

@@ -1,0 +1,117 @@
+package lbsim
+
+import "math/rand/v2"
+
+// A Policy decides which server receives each arriving task.
+//
+// Dispatch is called once per arrival with the current state (read only), the
+// server where the task appeared (its origin; -1 when the policy does not use
+// origins, see OriginUser) and the replication's random stream. It returns a
+// server index in [0, s.N()). Dispatch must not allocate: it runs in the hot loop.
+//
+// A policy value may be shared by replications running in parallel. A policy with
+// mutable state (a round-robin pointer, random walkers) or that must be checked
+// against the system (d <= N) implements Preparer, and the engine dispatches with
+// the fresh value Prepare returns, one per replication.
+type Policy interface {
+	// Name identifies the policy in results, for example "jsqd(d=2,without)".
+	Name() string
+	Dispatch(s *State, origin int, r *rand.Rand) int
+}
+
+// A Preparer is a Policy that needs per-replication state or validation against
+// the system it will dispatch in.
+type Preparer interface {
+	Prepare(sys System) (Policy, error)
+}
+
+// An OriginUser is a Policy whose decision depends on the server where the task
+// appeared (graph policies). The engine draws an origin for each arrival only
+// when UsesOrigin reports true; other policies receive origin -1.
+type OriginUser interface {
+	UsesOrigin() bool
+}
+
+// usesOrigin reports whether p needs an origin per arrival.
+func usesOrigin(p Policy) bool {
+	o, ok := p.(OriginUser)
+	return ok && o.UsesOrigin()
+}
+
+// System describes the servers a policy dispatches to.
+type System struct {
+	N int
+	// Rates are the service rates mu_j, or nil when every server has rate 1.
+	Rates []float64
+	// OriginWeights are the relative rates at which tasks appear at each server,
+	// or nil for uniform origins.
+	OriginWeights []float64
+}
+
+// Rate returns the service rate of server j.
+func (sys System) Rate(j int) float64 {
+	if sys.Rates == nil {
+		return 1
+	}
+	return sys.Rates[j]
+}
+
+// A Choice is one outcome of an exact routing decision: the task joins Server
+// with probability P and the policy's internal state becomes Next.
+type Choice struct {
+	Server int
+	Next   int
+	P      float64
+}
+
+// An ExactRouter is a Policy that can state its routing distribution exactly in
+// a given state, which the exact solver (package exact) uses. One definition of a
+// policy thereby serves both simulation and exact solution.
+//
+// Route appends to out the outcomes for a task arriving at origin (-1 when the
+// policy does not use origins) when the queue lengths are lengths and the
+// policy's internal state is pstate, and returns the extended slice. The
+// probabilities of the appended choices sum to 1.
+type ExactRouter interface {
+	Policy
+	Route(sys System, lengths []int, pstate int, origin int, out []Choice) []Choice
+}
+
+// A StatefulRouter is an ExactRouter with internal state (a round-robin
+// pointer, walker positions) that is part of the Markov chain. States are
+// numbered 0..PolicyStates-1 and the chain starts in state 0.
+type StatefulRouter interface {
+	ExactRouter
+	PolicyStates(sys System) int
+}
+
+// An OccupancyRouter is a Policy whose routing depends on the state only through
+// the occupancy counts and treats servers as exchangeable (homogeneous rates,
+// uniform sampling). Such policies can run on the occupancy-level engine, whose
+// cost per event does not depend on N.
+//
+// JoinLevel returns the length L (before the arrival) of the queue that receives
+// the task, given occ.
+type OccupancyRouter interface {
+	Policy
+	JoinLevel(occ *Occupancy, r *rand.Rand) int
+}
+
+// Occupancy holds the occupancy counts of a system of N exchangeable servers:
+// C[i] is the number of servers with at least i tasks (C[0] = N). C has one
+// trailing zero entry above the highest occupied level.
+type Occupancy struct {
+	N int64
+	C []int64
+}
+
+// Count returns the number of servers with at least i tasks.
+func (o *Occupancy) Count(i int) int64 {
+	if i < 0 {
+		return o.N
+	}
+	if i >= len(o.C) {
+		return 0
+	}
+	return o.C[i]
+}

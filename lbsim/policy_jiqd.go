@@ -1,0 +1,44 @@
+package lbsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// JIQd ("idle first, then JSQ(d)") sends each task to a uniformly random idle
+// server if there is one, else to the shortest of d servers sampled without
+// replacement. d = 1 is JIQ and d = N is JSQ.
+func JIQd(d int) Policy { return &jiqd{jsqd: jsqd{d: d}} }
+
+type jiqd struct{ jsqd }
+
+func (p *jiqd) Name() string { return fmt.Sprintf("jiqd(d=%d)", p.d) }
+
+func (p *jiqd) Prepare(sys System) (Policy, error) {
+	q, err := p.jsqd.Prepare(sys)
+	if err != nil {
+		return nil, err
+	}
+	return &jiqd{jsqd: *q.(*jsqd)}, nil
+}
+
+func (p *jiqd) Dispatch(s *State, origin int, r *rand.Rand) int {
+	if j := s.RandomIdle(r); j >= 0 {
+		return j
+	}
+	return p.jsqd.Dispatch(s, origin, r)
+}
+
+func (p *jiqd) Route(sys System, lengths []int, pstate int, origin int, out []Choice) []Choice {
+	if out, ok := appendUniformIdle(out, lengths); ok {
+		return out
+	}
+	return p.jsqd.Route(sys, lengths, pstate, origin, out)
+}
+
+func (p *jiqd) JoinLevel(occ *Occupancy, r *rand.Rand) int {
+	if occ.Count(1) < occ.N {
+		return 0
+	}
+	return p.jsqd.JoinLevel(occ, r)
+}

@@ -1,0 +1,260 @@
+package lbsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Sampling says how JSQ(d) draws its d servers.
+type Sampling int
+
+const (
+	// WithoutReplacement draws d distinct servers (the default; Mukherjee et al.).
+	WithoutReplacement Sampling = iota
+	// WithReplacement draws d independent uniform servers (Mitzenmacher's model,
+	// whose mean-field limit is dq_i/dt = lambda (q_{i-1}^d - q_i^d) - (q_i - q_{i+1})).
+	WithReplacement
+)
+
+func (s Sampling) String() string {
+	if s == WithReplacement {
+		return "with"
+	}
+	return "without"
+}
+
+// JSQd is the power-of-d policy: each task samples d servers uniformly at random
+// without replacement and joins the one with the fewest tasks.
+func JSQd(d int) Policy { return &jsqd{d: d} }
+
+// JSQdSampling is JSQd with the given sampling: with replacement, the d draws are
+// independent and may repeat a server.
+func JSQdSampling(d int, s Sampling) Policy { return &jsqd{d: d, sampling: s} }
+
+// Ties among the sampled servers go to the first one drawn. The draws come in a
+// uniformly random order, so without replacement this is a uniform choice among the
+// tied servers; with replacement a tied server is chosen in proportion to how many
+// times it was drawn.
+type jsqd struct {
+	d        int
+	sampling Sampling
+	// scratch is a permutation of the servers used for partial Fisher-Yates
+	// sampling when d is too large for rejection sampling.
+	scratch []int32
+}
+
+// maxRejectionD is the largest d sampled without replacement by redrawing
+// duplicates; larger d use a partial Fisher-Yates shuffle of a scratch permutation.
+const maxRejectionD = 16
+
+func (p *jsqd) Name() string {
+	return fmt.Sprintf("jsqd(d=%d,%s)", p.d, p.sampling)
+}
+
+func (p *jsqd) validate(n int) error {
+	if p.d < 1 || p.d > n {
+		return fmt.Errorf("d = %d: must be between 1 and the number of servers (%d)", p.d, n)
+	}
+	if p.sampling != WithReplacement && p.sampling != WithoutReplacement {
+		return fmt.Errorf("sampling = %d: must be with or without replacement", int(p.sampling))
+	}
+	return nil
+}
+
+func (p *jsqd) Prepare(sys System) (Policy, error) {
+	if err := p.validate(sys.N); err != nil {
+		return nil, err
+	}
+	q := &jsqd{d: p.d, sampling: p.sampling}
+	if q.sampling == WithoutReplacement && q.d > maxRejectionD && q.d > 2 {
+		q.scratch = make([]int32, sys.N)
+		for j := range q.scratch {
+			q.scratch[j] = int32(j)
+		}
+	}
+	return q, nil
+}
+
+func (p *jsqd) Dispatch(s *State, _ int, r *rand.Rand) int {
+	n := int32(len(s.length))
+	lengths := s.length
+	if p.sampling == WithReplacement {
+		best := r.Int32N(n)
+		for k := 1; k < p.d; k++ {
+			j := r.Int32N(n)
+			if lengths[j] < lengths[best] {
+				best = j
+			}
+		}
+		return int(best)
+	}
+	switch {
+	case p.d == 1:
+		return int(r.Int32N(n))
+	case p.d == 2:
+		a := r.Int32N(n)
+		b := r.Int32N(n - 1)
+		if b >= a {
+			b++
+		}
+		if lengths[b] < lengths[a] {
+			return int(b)
+		}
+		return int(a)
+	case p.scratch == nil:
+		return int(p.sampleSmall(lengths, n, r))
+	default:
+		return int(p.sampleShuffle(lengths, n, r))
+	}
+}
+
+// sampleSmall draws d <= maxRejectionD distinct servers by redrawing duplicates.
+func (p *jsqd) sampleSmall(lengths []int32, n int32, r *rand.Rand) int32 {
+	var picked [maxRejectionD]int32
+	best := int32(-1)
+	for k := 0; k < p.d; k++ {
+	draw:
+		j := r.Int32N(n)
+		for _, q := range picked[:k] {
+			if q == j {
+				goto draw
+			}
+		}
+		picked[k] = j
+		if best < 0 || lengths[j] < lengths[best] {
+			best = j
+		}
+	}
+	return best
+}
+
+// sampleShuffle draws d distinct servers with a partial Fisher-Yates shuffle of
+// the scratch permutation, which starts as the identity, and then restores the
+// identity so every call starts from the same permutation. A value >= d that was
+// moved always ends among the first d positions, so two passes over those restore
+// the permutation in O(d).
+func (p *jsqd) sampleShuffle(lengths []int32, n int32, r *rand.Rand) int32 {
+	a := p.scratch
+	d := int32(p.d)
+	best := int32(-1)
+	for pos := int32(0); pos < d; pos++ {
+		o := pos + r.Int32N(n-pos)
+		a[pos], a[o] = a[o], a[pos]
+		if j := a[pos]; best < 0 || lengths[j] < lengths[best] {
+			best = j
+		}
+	}
+	for pos := int32(0); pos < d; pos++ {
+		if j := a[pos]; j >= d {
+			a[j] = j
+		}
+	}
+	for pos := int32(0); pos < d; pos++ {
+		a[pos] = pos
+	}
+	return best
+}
+
+func (p *jsqd) Route(sys System, lengths []int, _ int, _ int, out []Choice) []Choice {
+	n := sys.N
+	prob := make([]float64, n)
+	idx := make([]int, p.d)
+	if p.sampling == WithReplacement {
+		// All N^d ordered draws are equally likely; the first minimum wins.
+		w := math.Pow(float64(n), -float64(p.d))
+		for {
+			best := idx[0]
+			for _, j := range idx[1:] {
+				if lengths[j] < lengths[best] {
+					best = j
+				}
+			}
+			prob[best] += w
+			k := p.d - 1
+			for k >= 0 && idx[k] == n-1 {
+				idx[k] = 0
+				k--
+			}
+			if k < 0 {
+				break
+			}
+			idx[k]++
+		}
+	} else {
+		// All d-subsets are equally likely; ties are uniform within the subset.
+		for k := range idx {
+			idx[k] = k
+		}
+		w := 1 / binomial(n, p.d)
+		var choices []Choice
+		for {
+			choices = appendUniformArgmin(choices[:0], lengths, idx)
+			for _, c := range choices {
+				prob[c.Server] += w * c.P
+			}
+			k := p.d - 1
+			for k >= 0 && idx[k] == n-p.d+k {
+				k--
+			}
+			if k < 0 {
+				break
+			}
+			idx[k]++
+			for i := k + 1; i < p.d; i++ {
+				idx[i] = idx[i-1] + 1
+			}
+		}
+	}
+	for j, pj := range prob {
+		if pj > 0 {
+			out = append(out, Choice{Server: j, P: pj})
+		}
+	}
+	return out
+}
+
+func binomial(n, k int) float64 {
+	b := 1.0
+	for i := 1; i <= k; i++ {
+		b = b * float64(n-k+i) / float64(i)
+	}
+	return b
+}
+
+func (p *jsqd) JoinLevel(occ *Occupancy, r *rand.Rand) int {
+	u := r.Float64()
+	l := 0
+	for l+1 < len(occ.C) && p.tailMin(occ, occ.C[l+1]) > u {
+		l++
+	}
+	return l
+}
+
+// tailMin returns the probability that all d sampled servers lie among c given
+// servers (out of N): the probability that the shortest sampled queue has at
+// least i tasks when c = C_i.
+func (p *jsqd) tailMin(occ *Occupancy, c int64) float64 {
+	n := occ.N
+	if p.sampling == WithReplacement {
+		x := float64(c) / float64(n)
+		g := x
+		for k := 1; k < p.d; k++ {
+			g *= x
+		}
+		return g
+	}
+	d := int64(p.d)
+	if c < d {
+		return 0
+	}
+	if p.d <= maxRejectionD {
+		g := 1.0
+		for k := int64(0); k < d; k++ {
+			g *= float64(c-k) / float64(n-k)
+		}
+		return g
+	}
+	lg := func(x int64) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return math.Exp(lg(c) - lg(c-d) - lg(n) + lg(n-d))
+}

@@ -1,0 +1,38 @@
+package lbsim
+
+import "math/rand/v2"
+
+// Random sends each task to a uniformly random server: JSQ(1). Every server is
+// then an M/M/1 queue with load lambda/mu_j.
+func Random() Policy { return randomPolicy{} }
+
+type randomPolicy struct{}
+
+func (randomPolicy) Name() string { return "random" }
+
+func (randomPolicy) Dispatch(s *State, _ int, r *rand.Rand) int {
+	return int(r.Int32N(int32(s.N())))
+}
+
+func (randomPolicy) Route(sys System, _ []int, _ int, _ int, out []Choice) []Choice {
+	p := 1 / float64(sys.N)
+	for j := range sys.N {
+		out = append(out, Choice{Server: j, P: p})
+	}
+	return out
+}
+
+func (randomPolicy) JoinLevel(occ *Occupancy, r *rand.Rand) int {
+	return levelOfRank(occ, r.Int64N(occ.N))
+}
+
+// levelOfRank returns the queue length of the server of rank u in [0, N) when
+// servers are ranked by decreasing length: the number of levels i >= 1 with C_i > u.
+// A uniform u gives the length of a uniformly random server.
+func levelOfRank(occ *Occupancy, u int64) int {
+	l := 0
+	for l+1 < len(occ.C) && occ.C[l+1] > u {
+		l++
+	}
+	return l
+}

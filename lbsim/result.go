@@ -1,0 +1,264 @@
+package lbsim
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Result is what a run measured: means over replications with 95% confidence
+// half-widths (Student t over replications; NaN with a single replication).
+type Result struct {
+	// Scenario is the scenario after defaults; Spec is the flat description it
+	// was built from, when it came from one (the command line, a sweep).
+	Scenario Scenario
+	Spec     *Spec
+	// Policy is the policy's name; Engine the engine that ran.
+	Policy string
+	Engine Engine
+
+	Replications int
+	// Events counts arrivals and departures over all replications.
+	Events          int64
+	WallSeconds     float64
+	EventsPerSecond float64
+
+	// Occupancy[i-1] is the time-average q_i over [warmup, horizon]: the
+	// fraction of servers with at least i tasks.
+	Occupancy     []float64
+	OccupancyCI95 []float64
+	// MeanTasksPerServer is sum_i q_i.
+	MeanTasksPerServer     float64
+	MeanTasksPerServerCI95 float64
+	// MeanSojourn is the mean time in system of tasks arriving after the warmup.
+	// Service is exponential and FIFO, so a task that joins a queue of length l at
+	// a server of rate mu stays (l+1)/mu on average whatever happens later; the
+	// estimator averages these conditional means (lower variance than the
+	// sampled sojourns, same expectation).
+	MeanSojourn     float64
+	MeanSojournCI95 float64
+	// WaitProbability is the fraction of tasks that joined a busy server.
+	WaitProbability     float64
+	WaitProbabilityCI95 float64
+	// SojournQuantiles are quantiles of the sojourn-time distribution of tasks
+	// arriving after the warmup, pooled over replications: the exact mixture of
+	// Erlang(l+1, mu) laws weighted by the observed counts of (l, mu) at
+	// arrival. Nil with more than 256 distinct service rates.
+	SojournQuantiles []Quantile
+	// MaxQueueLength is the largest queue length seen in any replication.
+	MaxQueueLength int
+	// Trajectory is q_i(t) on the grid, when Scenario.Grid > 0.
+	Trajectory *Trajectory
+	// PerReplication holds each replication's own figures, in order.
+	PerReplication []ReplicationResult
+}
+
+// Quantile is a point of a distribution: P(X <= Value) = P.
+type Quantile struct {
+	P     float64 `json:"p"`
+	Value float64 `json:"value"`
+}
+
+// Trajectory is the occupancy on a time grid: Occupancy[k][i-1] is q_i at
+// Times[k], the mean over replications, and CI95 its confidence half-width.
+type Trajectory struct {
+	Times     []float64   `json:"times"`
+	Occupancy [][]float64 `json:"occupancy"`
+	CI95      [][]float64 `json:"occupancy_ci95"`
+}
+
+// ReplicationResult holds one replication's figures.
+type ReplicationResult struct {
+	Events             int64     `json:"events"`
+	Occupancy          []float64 `json:"occupancy"`
+	MeanTasksPerServer float64   `json:"mean_tasks_per_server"`
+	MeanSojourn        float64   `json:"mean_sojourn"`
+	WaitProbability    float64   `json:"wait_probability"`
+	MaxQueueLength     int       `json:"max_queue_length"`
+}
+
+// sojournQuantileLevels are the probabilities at which sojourn quantiles are reported.
+var sojournQuantileLevels = []float64{0.5, 0.9, 0.99, 0.999}
+
+func summarize(sc *Scenario, engine Engine, reps []*replication) *Result {
+	res := &Result{
+		Scenario:     *sc,
+		Policy:       sc.Policy.Name(),
+		Engine:       engine,
+		Replications: len(reps),
+	}
+	var tasks, soj, wait []float64
+	levels := 0
+	for _, rep := range reps {
+		o := rep.obs
+		q := o.occupancy()
+		rr := ReplicationResult{
+			Events:          rep.events,
+			Occupancy:       q,
+			MeanSojourn:     math.NaN(),
+			WaitProbability: math.NaN(),
+			MaxQueueLength:  o.maxLen,
+		}
+		for _, x := range q {
+			rr.MeanTasksPerServer += x
+		}
+		if o.arrivals > 0 {
+			rr.MeanSojourn = o.sojournSum / float64(o.arrivals)
+			rr.WaitProbability = float64(o.waited) / float64(o.arrivals)
+		}
+		res.PerReplication = append(res.PerReplication, rr)
+		res.Events += rep.events
+		res.MaxQueueLength = max(res.MaxQueueLength, o.maxLen)
+		levels = max(levels, len(q))
+		tasks = append(tasks, rr.MeanTasksPerServer)
+		soj = append(soj, rr.MeanSojourn)
+		wait = append(wait, rr.WaitProbability)
+	}
+	res.Occupancy = make([]float64, levels)
+	res.OccupancyCI95 = make([]float64, levels)
+	col := make([]float64, len(reps))
+	for i := range levels {
+		for k, rr := range res.PerReplication {
+			col[k] = at(rr.Occupancy, i)
+		}
+		res.Occupancy[i], res.OccupancyCI95[i] = MeanCI95(col)
+	}
+	res.MeanTasksPerServer, res.MeanTasksPerServerCI95 = MeanCI95(tasks)
+	res.MeanSojourn, res.MeanSojournCI95 = MeanCI95(soj)
+	res.WaitProbability, res.WaitProbabilityCI95 = MeanCI95(wait)
+	res.SojournQuantiles = sojournQuantiles(reps)
+	if sc.Grid > 0 {
+		res.Trajectory = meanTrajectory(sc, reps)
+	}
+	return res
+}
+
+func at(x []float64, i int) float64 {
+	if i < len(x) {
+		return x[i]
+	}
+	return 0
+}
+
+// MeanCI95 returns the mean of independent replications xs and the half-width
+// of its 95% confidence interval, t_{0.975, n-1} s / sqrt(n) with Student's t
+// from gonum. The half-width is NaN for fewer than two values; both are NaN
+// when xs is empty or holds a NaN.
+func MeanCI95(xs []float64) (mean, half float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	mean = stat.Mean(xs, nil)
+	if len(xs) < 2 {
+		return mean, math.NaN()
+	}
+	sd := stat.StdDev(xs, nil)
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
+	return mean, tq * sd / math.Sqrt(float64(len(xs)))
+}
+
+// meanTrajectory averages the replications' grid samples.
+func meanTrajectory(sc *Scenario, reps []*replication) *Trajectory {
+	points := len(reps[0].obs.traj)
+	levels := 0
+	for _, rep := range reps {
+		points = min(points, len(rep.obs.traj))
+		for _, row := range rep.obs.traj {
+			levels = max(levels, len(row))
+		}
+	}
+	tr := &Trajectory{
+		Times:     make([]float64, points),
+		Occupancy: make([][]float64, points),
+		CI95:      make([][]float64, points),
+	}
+	col := make([]float64, len(reps))
+	for k := range points {
+		tr.Times[k] = float64(k) * sc.Grid
+		tr.Occupancy[k] = make([]float64, levels)
+		tr.CI95[k] = make([]float64, levels)
+		for i := range levels {
+			for r, rep := range reps {
+				col[r] = at(rep.obs.traj[k], i)
+			}
+			tr.Occupancy[k][i], tr.CI95[k][i] = MeanCI95(col)
+		}
+	}
+	return tr
+}
+
+// sojournQuantiles inverts the pooled sojourn-time distribution: a task that
+// joined a queue of length l at a server of rate mu stays Erlang(l+1, mu).
+func sojournQuantiles(reps []*replication) []Quantile {
+	type component struct {
+		w   float64
+		law distuv.Gamma
+	}
+	pooled := map[[2]float64]float64{}
+	total := 0.0
+	for _, rep := range reps {
+		if rep.obs.seen == nil || rep.mus == nil {
+			return nil
+		}
+		for c, counts := range rep.obs.seen {
+			for l, k := range counts {
+				if k > 0 {
+					pooled[[2]float64{float64(l + 1), rep.mus[c]}] += float64(k)
+					total += float64(k)
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	keys := make([][2]float64, 0, len(pooled))
+	for key := range pooled {
+		keys = append(keys, key)
+	}
+	// A fixed order keeps the sums, and so the bytes, reproducible.
+	slices.SortFunc(keys, func(a, b [2]float64) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	var mix []component
+	hi := 0.0
+	for _, key := range keys {
+		w := pooled[key]
+		law := distuv.Gamma{Alpha: key[0], Beta: key[1]}
+		mix = append(mix, component{w / total, law})
+		hi = math.Max(hi, law.Quantile(0.99999))
+	}
+	cdf := func(x float64) float64 {
+		s := 0.0
+		for _, c := range mix {
+			s += c.w * c.law.CDF(x)
+		}
+		return s
+	}
+	var out []Quantile
+	for _, p := range sojournQuantileLevels {
+		lo, up := 0.0, hi
+		for up < math.MaxFloat64/4 && cdf(up) < p {
+			up *= 2
+		}
+		for range 100 {
+			mid := (lo + up) / 2
+			if cdf(mid) < p {
+				lo = mid
+			} else {
+				up = mid
+			}
+			if up-lo <= 1e-12*up {
+				break
+			}
+		}
+		out = append(out, Quantile{P: p, Value: (lo + up) / 2})
+	}
+	return out
+}

@@ -1,0 +1,246 @@
+package lbsim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Spec is the flat, serialisable description of a scenario, with keys named like
+// the command-line flags of `lbsim run`. It is what scenario files, sweeps and
+// results carry; Scenario builds the runnable Scenario from it.
+type Spec struct {
+	Servers int     `json:"servers"`
+	Lambda  float64 `json:"lambda"`
+	Policy  string  `json:"policy"`
+	// D is the number of sampled servers of jsqd and jiqd (default 2).
+	D int `json:"d,omitempty"`
+	// Sampling is "without" (default) or "with" replacement, for jsqd.
+	Sampling      string    `json:"sampling,omitempty"`
+	Rates         []float64 `json:"rates,omitempty"`
+	OriginWeights []float64 `json:"origin_weights,omitempty"`
+	Horizon       float64   `json:"horizon"`
+	// Warmup defaults to Horizon/10 when absent.
+	Warmup       *float64  `json:"warmup"`
+	Replications int       `json:"replications"`
+	Seed         *uint64   `json:"seed"`
+	Engine       string    `json:"engine"`
+	Init         []float64 `json:"init,omitempty"`
+	InitLengths  []int     `json:"init_lengths,omitempty"`
+	// Grid is the time step of the recorded trajectory (0: none).
+	Grid          float64 `json:"grid,omitempty"`
+	AllowUnstable bool    `json:"allow_unstable,omitempty"`
+}
+
+// A PolicyBuilder makes a policy from the policy fields of a Spec, or says which
+// field is wrong.
+type PolicyBuilder func(sp Spec) (Policy, error)
+
+var (
+	policiesMu sync.RWMutex
+	policies   = map[string]PolicyBuilder{}
+)
+
+// RegisterPolicy makes a policy available by name in specs, scenario files and
+// on the command line. Registering a name again replaces the builder.
+func RegisterPolicy(name string, build PolicyBuilder) {
+	policiesMu.Lock()
+	defer policiesMu.Unlock()
+	policies[name] = build
+}
+
+// PolicyNames returns the registered policy names, sorted.
+func PolicyNames() []string {
+	policiesMu.RLock()
+	defer policiesMu.RUnlock()
+	names := make([]string, 0, len(policies))
+	for name := range policies {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func init() {
+	noParams := func(name string, p Policy) PolicyBuilder {
+		return func(sp Spec) (Policy, error) {
+			if sp.D != 0 {
+				return nil, fmt.Errorf("d = %d: policy %s takes no d", sp.D, name)
+			}
+			if sp.Sampling != "" {
+				return nil, fmt.Errorf("sampling = %q: policy %s takes no sampling", sp.Sampling, name)
+			}
+			return p, nil
+		}
+	}
+	RegisterPolicy("random", noParams("random", Random()))
+	RegisterPolicy("jsq", noParams("jsq", JSQ()))
+	RegisterPolicy("jiq", noParams("jiq", JIQ()))
+	RegisterPolicy("roundrobin", func(sp Spec) (Policy, error) {
+		if _, err := noParams("roundrobin", nil)(sp); err != nil {
+			return nil, err
+		}
+		return RoundRobin(), nil
+	})
+	RegisterPolicy("jsqd", func(sp Spec) (Policy, error) {
+		s, err := parseSampling(sp.Sampling)
+		if err != nil {
+			return nil, err
+		}
+		return JSQdSampling(sp.D, s), nil
+	})
+	RegisterPolicy("jiqd", func(sp Spec) (Policy, error) {
+		if sp.Sampling != "" && sp.Sampling != "without" {
+			return nil, fmt.Errorf("sampling = %q: policy jiqd samples without replacement", sp.Sampling)
+		}
+		return JIQd(sp.D), nil
+	})
+}
+
+func parseSampling(s string) (Sampling, error) {
+	switch s {
+	case "", "without":
+		return WithoutReplacement, nil
+	case "with":
+		return WithReplacement, nil
+	}
+	return 0, fmt.Errorf("sampling = %q: must be with or without", s)
+}
+
+// takesD lists the built-in policies whose d defaults to 2.
+var takesD = map[string]bool{"jsqd": true, "jiqd": true}
+
+// WithDefaults returns sp with every absent optional field set to its default.
+func (sp Spec) WithDefaults() Spec {
+	if sp.Horizon == 0 {
+		sp.Horizon = DefaultHorizon
+	}
+	if sp.Warmup == nil {
+		w := sp.Horizon / 10
+		sp.Warmup = &w
+	}
+	if sp.Replications == 0 {
+		sp.Replications = 1
+	}
+	if sp.Seed == nil {
+		s := uint64(DefaultSeed)
+		sp.Seed = &s
+	}
+	if sp.Engine == "" {
+		sp.Engine = string(EngineAuto)
+	}
+	if takesD[sp.Policy] && sp.D == 0 {
+		sp.D = 2
+	}
+	if sp.Policy == "jsqd" && sp.Sampling == "" {
+		sp.Sampling = "without"
+	}
+	return sp
+}
+
+// Scenario validates sp (after defaults) and builds the scenario it describes.
+// Errors name the offending key and its allowed range.
+func (sp Spec) Scenario() (Scenario, error) {
+	sp = sp.WithDefaults()
+	policiesMu.RLock()
+	build, ok := policies[sp.Policy]
+	policiesMu.RUnlock()
+	if !ok {
+		if sp.Policy == "" {
+			return Scenario{}, fmt.Errorf("policy: missing; must be one of %s", strings.Join(PolicyNames(), ", "))
+		}
+		return Scenario{}, fmt.Errorf("policy = %q: unknown; must be one of %s", sp.Policy, strings.Join(PolicyNames(), ", "))
+	}
+	if sp.Servers < 1 {
+		return Scenario{}, fmt.Errorf("servers = %d: must be at least 1", sp.Servers)
+	}
+	if takesD[sp.Policy] && (sp.D < 1 || sp.D > sp.Servers) {
+		return Scenario{}, fmt.Errorf("d = %d: must be between 1 and servers (%d)", sp.D, sp.Servers)
+	}
+	p, err := build(sp)
+	if err != nil {
+		return Scenario{}, err
+	}
+	warmup := *sp.Warmup
+	if warmup == 0 {
+		warmup = NoWarmup
+	} else if math.IsNaN(warmup) || warmup < 0 {
+		return Scenario{}, fmt.Errorf("warmup = %v: must be >= 0", warmup)
+	}
+	sc := Scenario{
+		Servers:       sp.Servers,
+		Lambda:        sp.Lambda,
+		Policy:        p,
+		Rates:         sp.Rates,
+		OriginWeights: sp.OriginWeights,
+		Horizon:       sp.Horizon,
+		Warmup:        warmup,
+		Replications:  sp.Replications,
+		Seed:          *sp.Seed,
+		Engine:        Engine(sp.Engine),
+		InitOccupancy: sp.Init,
+		InitLengths:   sp.InitLengths,
+		Grid:          sp.Grid,
+		AllowUnstable: sp.AllowUnstable,
+	}
+	if _, err := sc.withDefaults(); err != nil {
+		return Scenario{}, err
+	}
+	return sc, nil
+}
+
+// ParseSpec decodes a JSON scenario strictly (unknown keys and trailing data are
+// errors), applies defaults and validates it.
+func ParseSpec(data []byte) (Spec, error) {
+	var sp Spec
+	if err := DecodeStrict(data, &sp); err != nil {
+		return Spec{}, err
+	}
+	sp = sp.WithDefaults()
+	if _, err := sp.Scenario(); err != nil {
+		return Spec{}, err
+	}
+	return sp, nil
+}
+
+// DecodeStrict decodes one JSON value into v, rejecting unknown keys and
+// trailing data, with errors that name the key.
+func DecodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%s: has a %s, want a %s", te.Field, te.Value, te.Type)
+		}
+		return fmt.Errorf("malformed JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("malformed JSON: trailing data after the object")
+	}
+	return nil
+}
+
+// RunSpec builds the scenario of sp and runs it, attaching the spec (after
+// defaults) to the result. progress may be nil.
+func RunSpec(ctx context.Context, sp Spec, progress func(Progress)) (*Result, error) {
+	sp = sp.WithDefaults()
+	sc, err := sp.Scenario()
+	if err != nil {
+		return nil, err
+	}
+	sc.Progress = progress
+	res, err := Run(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	res.Spec = &sp
+	return res, nil
+}
