@@ -35,10 +35,8 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 			return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
 		}
 	}
-	s, err := newState(sys, nil)
-	if err != nil {
-		return nil, err
-	}
+	so, ok := policy.(ShortestOrderUser)
+	s := newState(sys, ok && so.UsesShortestOrder())
 	n := sc.Servers
 
 	// Service rates: one rate for all (O(1) departures) or a Fenwick tree.
@@ -92,13 +90,13 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 		}
 		var rate float64
 		if busy == nil {
-			rate = arr + mu*float64(int32(n)-s.start[1])
+			rate = arr + mu*float64(s.cnt[1])
 		} else {
 			rate = arr + busy.rate()
 		}
 		next := t + r.ExpFloat64()/rate
 		if next >= mark {
-			if obs.crossing(next, counts, len(s.start)-2) {
+			if obs.crossing(next, counts, s.levels()) {
 				break
 			}
 			mark = obs.mark()
@@ -120,7 +118,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 				return nil, fmt.Errorf("policy %s: Dispatch returned server %d, want 0 <= server < %d", policy.Name(), j, n)
 			}
 			l := int(s.length[j])
-			obs.change(l+1, int64(s.Count(l+1)), t)
+			obs.change(l+1, int64(s.cnt[l+1]), t)
 			s.add(j)
 			c := 0
 			rj := mu
@@ -136,17 +134,16 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 		}
 		var j int
 		if busy == nil {
-			b := s.start[1]
-			k := b + int32((u-arr)/mu)
-			if k >= int32(n) { // rounding at the top of the range
-				k = int32(n) - 1
+			k := int32((u - arr) / mu)
+			if k >= s.cnt[1] { // rounding at the top of the range
+				k = s.cnt[1] - 1
 			}
-			j = int(s.perm[k])
+			j = s.busyAt(k)
 		} else {
 			j = busy.sample(r)
 		}
 		l := int(s.length[j])
-		obs.change(l, int64(s.Count(l)), t)
+		obs.change(l, int64(s.cnt[l]), t)
 		s.remove(j)
 		if l == 1 && busy != nil {
 			busy.setIdle(j)

@@ -11,6 +11,8 @@ type jsqPolicy struct{}
 
 func (jsqPolicy) Name() string { return "jsq" }
 
+func (jsqPolicy) UsesShortestOrder() bool { return true }
+
 func (jsqPolicy) Dispatch(s *State, _ int, r *rand.Rand) int { return s.RandomShortest(r) }
 
 func (jsqPolicy) Route(sys System, lengths []int, _ int, _ int, out []Choice) []Choice {

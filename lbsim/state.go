@@ -1,57 +1,57 @@
 package lbsim
 
-import (
-	"fmt"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // State is the per-server state of a running system: the queue length of every
-// server and, kept in step with it, the servers sorted by queue length. Policies
-// read it; only the engine changes it.
+// server, the occupancy counts C_i (servers with at least i tasks), and a
+// permutation of the servers that makes a uniformly random idle or busy server
+// O(1). Policies read it; only the engine changes it.
 //
-// The sorted order makes the occupancy counts C_i (servers with at least i
-// tasks), a uniformly random idle, busy or shortest server all O(1): servers with
-// length L occupy perm[start[L]:start[L+1]], and an arrival or departure moves one
-// server across one bucket boundary with a single swap. Memory is 12 bytes per
-// server plus O(levels).
+// The permutation lists idle servers first (perm[:start[1]]). For policies that
+// declare UsesShortestOrder, it is kept fully sorted by queue length, so that
+// servers with length L occupy perm[start[L]:start[L+1]] and a uniformly random
+// shortest server is O(1) too. Either way an arrival or a departure moves one
+// server across at most one bucket boundary with a single swap. Memory is 12
+// bytes per server plus O(levels).
 type State struct {
 	length []int32 // queue length of each server, including the task in service
-	perm   []int32 // servers in non-decreasing order of length
+	perm   []int32 // idle servers first (sorted by length in full order)
 	pos    []int32 // pos[j] is the index of server j in perm
-	// start[L] is the index in perm of the first server with length >= L;
-	// start[0] = 0 and the last entry is N (no server above the top level).
+	// start[L] is the index in perm of the first server with length >= L, for
+	// L = 0, 1 (and every level in full order); the last entry is N.
 	start []int32
+	cnt   []int32 // cnt[i] = C_i; cnt[0] = N; one trailing zero
+	full  bool    // keep perm sorted by length
 	sys   System
 }
 
-func newState(sys System, lengths []int) (*State, error) {
+// A ShortestOrderUser is a Policy that calls State.RandomShortest or
+// State.MinLen on every arrival and asks the engine to keep servers sorted by
+// length, which makes those calls O(1) (JSQ).
+type ShortestOrderUser interface {
+	UsesShortestOrder() bool
+}
+
+func newState(sys System, fullOrder bool) *State {
 	n := sys.N
 	s := &State{
 		length: make([]int32, n),
 		perm:   make([]int32, n),
 		pos:    make([]int32, n),
-		start:  make([]int32, 2, 64),
+		start:  []int32{0, int32(n), int32(n)},
+		cnt:    make([]int32, 2, 64),
+		full:   fullOrder,
 		sys:    sys,
 	}
-	s.start[0], s.start[1] = 0, int32(n)
+	s.cnt[0] = int32(n)
+	if fullOrder {
+		s.start = s.start[:2]
+	}
 	for j := range n {
 		s.perm[j] = int32(j)
 		s.pos[j] = int32(j)
 	}
-	if lengths != nil {
-		if len(lengths) != n {
-			return nil, fmt.Errorf("initial lengths: got %d values, want one per server (%d)", len(lengths), n)
-		}
-		for j, l := range lengths {
-			if l < 0 {
-				return nil, fmt.Errorf("initial lengths: server %d has length %d, want >= 0", j, l)
-			}
-			for range l {
-				s.add(j)
-			}
-		}
-	}
-	return s, nil
+	return s
 }
 
 // N returns the number of servers.
@@ -68,10 +68,10 @@ func (s *State) Count(i int) int {
 	if i <= 0 {
 		return len(s.length)
 	}
-	if i >= len(s.start) {
+	if i >= len(s.cnt) {
 		return 0
 	}
-	return len(s.length) - int(s.start[i])
+	return int(s.cnt[i])
 }
 
 // Idle returns the number of idle servers.
@@ -86,17 +86,54 @@ func (s *State) RandomIdle(r *rand.Rand) int {
 	return int(s.perm[r.Int32N(idle)])
 }
 
-// RandomShortest returns a uniformly random server among those with the fewest tasks.
+// RandomShortest returns a uniformly random server among those with the fewest
+// tasks. It is O(1) when an idle server exists or the policy is a
+// ShortestOrderUser, and O(N) otherwise.
 func (s *State) RandomShortest(r *rand.Rand) int {
-	m := s.length[s.perm[0]]
-	return int(s.perm[r.Int32N(s.start[m+1])])
+	if s.full {
+		m := s.length[s.perm[0]]
+		return int(s.perm[r.Int32N(s.start[m+1])])
+	}
+	if j := s.RandomIdle(r); j >= 0 {
+		return j
+	}
+	// Reservoir sampling over the shortest queues.
+	best, ties := int32(-1), int32(0)
+	for j, l := range s.length {
+		switch {
+		case best < 0 || l < s.length[best]:
+			best, ties = int32(j), 1
+		case l == s.length[best]:
+			ties++
+			if r.Int32N(ties) == 0 {
+				best = int32(j)
+			}
+		}
+	}
+	return int(best)
 }
 
-// MinLen returns the smallest queue length.
-func (s *State) MinLen() int { return int(s.length[s.perm[0]]) }
+// MinLen returns the smallest queue length (O(levels) unless the policy is a
+// ShortestOrderUser).
+func (s *State) MinLen() int {
+	if s.full {
+		return int(s.length[s.perm[0]])
+	}
+	m := 0
+	for m+1 < len(s.cnt) && int(s.cnt[m+1]) == len(s.length) {
+		m++
+	}
+	return m
+}
 
 // MaxLen returns the largest queue length.
-func (s *State) MaxLen() int { return int(s.length[s.perm[len(s.perm)-1]]) }
+func (s *State) MaxLen() int {
+	m := len(s.cnt) - 1
+	for m > 0 && s.cnt[m] == 0 {
+		m--
+	}
+	return m
+}
 
 // Lengths returns a copy of all queue lengths.
 func (s *State) Lengths() []int {
@@ -107,39 +144,48 @@ func (s *State) Lengths() []int {
 	return out
 }
 
+// levels returns the number of levels i >= 1 that have ever been occupied.
+func (s *State) levels() int { return len(s.cnt) - 1 }
+
 // add puts one task at server j and returns its length before the arrival.
 func (s *State) add(j int) int {
 	l := s.length[j]
-	if int(l)+2 == len(s.start) {
-		s.start = append(s.start, int32(len(s.length)))
+	if int(l)+2 == len(s.cnt) {
+		s.cnt = append(s.cnt, 0)
+		if s.full {
+			s.start = append(s.start, int32(len(s.length)))
+		}
 	}
-	// Move j to the last slot of bucket l, then shrink bucket l by one.
-	k := s.start[l+1] - 1
-	pj := s.pos[j]
-	other := s.perm[k]
-	s.perm[k], s.perm[pj] = int32(j), other
-	s.pos[j], s.pos[other] = k, pj
-	s.start[l+1] = k
+	s.cnt[l+1]++
 	s.length[j] = l + 1
+	if l == 0 || s.full {
+		// Move j to the last slot of bucket l, then shrink bucket l by one.
+		k := s.start[l+1] - 1
+		pj := s.pos[j]
+		other := s.perm[k]
+		s.perm[k], s.perm[pj] = int32(j), other
+		s.pos[j], s.pos[other] = k, pj
+		s.start[l+1] = k
+	}
 	return int(l)
 }
 
 // remove takes one task from busy server j and returns its length before the departure.
 func (s *State) remove(j int) int {
 	l := s.length[j]
-	// Move j to the first slot of bucket l, then grow bucket l-1 by one.
-	k := s.start[l]
-	pj := s.pos[j]
-	other := s.perm[k]
-	s.perm[k], s.perm[pj] = int32(j), other
-	s.pos[j], s.pos[other] = k, pj
-	s.start[l] = k + 1
+	s.cnt[l]--
 	s.length[j] = l - 1
+	if l == 1 || s.full {
+		// Move j to the first slot of bucket l, then grow bucket l-1 by one.
+		k := s.start[l]
+		pj := s.pos[j]
+		other := s.perm[k]
+		s.perm[k], s.perm[pj] = int32(j), other
+		s.pos[j], s.pos[other] = k, pj
+		s.start[l] = k + 1
+	}
 	return int(l)
 }
 
-// randomBusy returns a uniformly random busy server; the caller ensures one exists.
-func (s *State) randomBusy(r *rand.Rand) int {
-	b := s.start[1]
-	return int(s.perm[b+r.Int32N(int32(len(s.perm))-b)])
-}
+// randomBusy returns the busy server at rank k in [0, C_1) of the busy list.
+func (s *State) busyAt(k int32) int { return int(s.perm[s.start[1]+k]) }

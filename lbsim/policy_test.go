@@ -1,0 +1,145 @@
+package lbsim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// chiSquareOK compares observed counts with expected probabilities by Pearson's
+// chi-square test and fails only beyond the 1 - 1e-6 quantile: with a fixed seed
+// the test is deterministic, and a correct sampler fails it with probability
+// 1e-6 over seeds, while a sampler off by a few percent on any outcome fails
+// with 2e5 draws.
+func chiSquareOK(t *testing.T, what string, counts map[int]int, probs map[int]float64, draws int) {
+	t.Helper()
+	stat, dof := 0.0, -1
+	for k, p := range probs {
+		if p == 0 {
+			continue
+		}
+		e := p * float64(draws)
+		d := float64(counts[k]) - e
+		stat += d * d / e
+		dof++
+	}
+	for k, c := range counts {
+		if probs[k] == 0 && c > 0 {
+			t.Fatalf("%s: outcome %d drawn %d times but has probability 0", what, k, c)
+		}
+	}
+	if dof < 1 {
+		return
+	}
+	crit := distuv.ChiSquared{K: float64(dof)}.Quantile(1 - 1e-6)
+	if stat > crit {
+		t.Errorf("%s: chi-square %.1f > %.1f (dof %d): sampling disagrees with the exact routing", what, stat, crit, dof)
+	}
+}
+
+// TestDispatchMatchesRoute checks, for every built-in policy and a few states,
+// that Dispatch samples exactly the distribution Route states, and that
+// JoinLevel samples the same distribution of joined queue lengths.
+func TestDispatchMatchesRoute(t *testing.T) {
+	states := [][]int{
+		{0, 1, 2, 3},
+		{2, 2, 1, 3, 1},
+		{1, 1, 1},
+		{0, 0, 3, 1, 0, 2},
+		{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2},
+	}
+	policies := []Policy{Random(), JSQ(), JIQ(), JSQd(1), JSQd(2), JSQd(3), JSQdSampling(2, WithReplacement),
+		JSQdSampling(3, WithReplacement), JIQd(2), JIQd(3)}
+	const draws = 200000
+	for si, lengths := range states {
+		n := len(lengths)
+		ps := policies
+		if n == 22 {
+			ps = []Policy{JSQd(18), JSQd(17), JIQd(20), JSQd(22)} // partial Fisher-Yates path
+		}
+		for _, p0 := range ps {
+			sys := System{N: n}
+			p := p0
+			if pr, ok := p.(Preparer); ok {
+				var err error
+				if p, err = pr.Prepare(sys); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, full := range []bool{false, true} {
+				s := newState(sys, full)
+				for j, l := range lengths {
+					for range l {
+						s.add(j)
+					}
+				}
+				r := rand.New(rand.NewPCG(uint64(si), 7))
+				counts := map[int]int{}
+				for range draws {
+					counts[p.Dispatch(s, -1, r)]++
+				}
+				probs := map[int]float64{}
+				byLevel := map[int]float64{}
+				total := 0.0
+				for _, c := range p.(ExactRouter).Route(sys, lengths, 0, -1, nil) {
+					probs[c.Server] += c.P
+					byLevel[lengths[c.Server]] += c.P
+					total += c.P
+				}
+				if math.Abs(total-1) > 1e-12 {
+					t.Fatalf("%s state %d: Route probabilities sum to %v", p.Name(), si, total)
+				}
+				chiSquareOK(t, p.Name()+" Dispatch", counts, probs, draws)
+				if o, ok := p.(OccupancyRouter); ok && !full {
+					occ := &Occupancy{N: int64(n), C: make([]int64, s.levels()+1)}
+					for i := range occ.C {
+						occ.C[i] = int64(s.Count(i))
+					}
+					levels := map[int]int{}
+					for range draws {
+						levels[o.JoinLevel(occ, r)]++
+					}
+					chiSquareOK(t, p.Name()+" JoinLevel", levels, byLevel, draws)
+				}
+			}
+		}
+	}
+}
+
+func TestShuffleSamplerRestoresScratch(t *testing.T) {
+	p, err := JSQd(40).(Preparer).Prepare(System{N: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newState(System{N: 100}, false)
+	r := rand.New(rand.NewPCG(3, 4))
+	for j := range 100 {
+		for range j % 7 {
+			s.add(j)
+		}
+	}
+	for range 1000 {
+		p.Dispatch(s, -1, r)
+	}
+	for j, v := range p.(*jsqd).scratch {
+		if int(v) != j {
+			t.Fatalf("scratch[%d] = %d after sampling, want the identity", j, v)
+		}
+	}
+}
+
+func TestRoundRobinRoute(t *testing.T) {
+	p, _ := RoundRobin().(Preparer).Prepare(System{N: 3})
+	s := newState(System{N: 3}, false)
+	for k := range 7 {
+		if j := p.Dispatch(s, -1, nil); j != k%3 {
+			t.Fatalf("dispatch %d went to %d, want %d", k, j, k%3)
+		}
+	}
+	c := p.(StatefulRouter).Route(System{N: 3}, []int{0, 0, 0}, 2, -1, nil)
+	if len(c) != 1 || c[0].Server != 2 || c[0].Next != 0 || c[0].P != 1 {
+		t.Fatalf("Route in state 2 = %+v", c)
+	}
+}
