@@ -82,19 +82,25 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 	mark := obs.mark()
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
+	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
 				return nil, err
 			}
 		}
-		var rate float64
-		if busy == nil {
-			rate = arr + mu*float64(s.cnt[1])
-		} else {
-			rate = arr + busy.rate()
+		// The total event rate changes only when a server turns idle or busy,
+		// so its inverse is recomputed only then.
+		if s.cnt[1] != rateBusy || busy != nil {
+			rateBusy = s.cnt[1]
+			if busy == nil {
+				rate = arr + mu*float64(rateBusy)
+			} else {
+				rate = arr + busy.rate()
+			}
+			invRate = 1 / rate
 		}
-		next := t + r.ExpFloat64()/rate
+		next := t + r.ExpFloat64()*invRate
 		if next >= mark {
 			if obs.crossing(next, counts, s.levels()) {
 				break

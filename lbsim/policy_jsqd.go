@@ -93,11 +93,7 @@ func (p *jsqd) Dispatch(s *State, _ int, r *rand.Rand) int {
 	case p.d == 1:
 		return int(r.Int32N(n))
 	case p.d == 2:
-		a := r.Int32N(n)
-		b := r.Int32N(n - 1)
-		if b >= a {
-			b++
-		}
+		a, b := twoDistinct(r, uint32(n))
 		if lengths[b] < lengths[a] {
 			return int(b)
 		}
@@ -107,6 +103,33 @@ func (p *jsqd) Dispatch(s *State, _ int, r *rand.Rand) int {
 	default:
 		return int(p.sampleShuffle(lengths, n, r))
 	}
+}
+
+// twoDistinct returns an ordered pair of distinct uniform servers in [0, n) from
+// one 64-bit draw where possible: each half goes through Lemire's
+// multiply-and-reject method, so both are exactly uniform.
+func twoDistinct(r *rand.Rand, n uint32) (int32, int32) {
+	x := r.Uint64()
+	a := bounded32(r, uint32(x), n)
+	b := bounded32(r, uint32(x>>32), n-1)
+	if b >= a {
+		b++
+	}
+	return int32(a), int32(b)
+}
+
+// bounded32 maps the 32 random bits x to a uniform integer in [0, n) (Lemire,
+// "Fast random integer generation in an interval", 2019), drawing again from r
+// in the rare case the multiply lands in the biased zone.
+func bounded32(r *rand.Rand, x, n uint32) uint32 {
+	m := uint64(x) * uint64(n)
+	if uint32(m) < n {
+		t := -n % n
+		for uint32(m) < t {
+			m = uint64(r.Uint32()) * uint64(n)
+		}
+	}
+	return uint32(m >> 32)
 }
 
 // sampleSmall draws d <= maxRejectionD distinct servers by redrawing duplicates.

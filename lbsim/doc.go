@@ -1,0 +1,48 @@
+// Package lbsim simulates large-scale load balancing: N single-server queues
+// fed by one stream of tasks that a dispatch policy spreads over the servers.
+//
+// # The model
+//
+// Tasks arrive as a Poisson process of rate lambda*N. Each task appears at an
+// origin server (uniform, or in proportion to Scenario.OriginWeights), which
+// only graph-based policies look at, and the Policy sends it to one server.
+// Server j serves its queue in FIFO order with exponential service times of rate
+// mu_j (Scenario.Rates; 1 by default). A queue's length counts the task in
+// service. The state is a continuous-time Markov chain, simulated exactly one
+// event (arrival or departure) at a time.
+//
+// The occupancy q_i = C_i/N, where C_i is the number of servers with at least i
+// tasks, is the quantity the mean-field and diffusion limits describe. The
+// engines maintain the C_i in O(1) per event and integrate them over time, so
+// Result.Occupancy is an exact time average over [warmup, horizon] and
+// Result.Trajectory samples q_i(t) on a grid.
+//
+// # Policies
+//
+// A Policy returns a server for each arrival, reading the State (queue lengths,
+// counts, a random idle or shortest server in O(1)) and drawing from the random
+// stream it is given. Built in, one file each: Random (JSQ(1)), JSQ, JSQd (power
+// of d, with or without replacement), JIQ, JIQd and RoundRobin. Users write
+// their own by implementing the two methods of Policy, in a notebook if they
+// like; optional interfaces add what a policy can do:
+//
+//   - Preparer: per-replication state and validation against the system;
+//   - OriginUser: needs the origin server of each task;
+//   - ShortestOrderUser: keeps the servers sorted so RandomShortest is O(1);
+//   - ExactRouter (and StatefulRouter): states the exact routing distribution,
+//     which package exact uses to solve small systems exactly;
+//   - OccupancyRouter: routing depends only on the counts C_i, so the
+//     occupancy-level engine can simulate it with a cost per event independent
+//     of N (N = 10^9 is routine).
+//
+// # Runs and reproducibility
+//
+// Run executes Scenario.Replications independent replications in parallel on
+// all cores. Replication r draws every random number from Stream(Seed, r), so
+// the same scenario gives the same bytes whatever the number of cores. Results
+// carry 95% confidence half-widths from Student's t over replications. Runs
+// stop on context cancellation and report Progress.
+//
+// Spec is the flat, serialisable form of a scenario (the keys of the command
+// line and of scenario files); RegisterPolicy adds a policy to it by name.
+package lbsim
