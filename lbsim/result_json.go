@@ -8,7 +8,7 @@ import (
 // MarshalJSON writes the result with snake_case keys, the ones `lbsim run`
 // prints. Values that are not numbers (a confidence half-width from a single
 // replication) are written as null. The trajectory is not included: write it
-// with WriteTrajectoryCSV.
+// with Trajectory.WriteCSV.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	var scenario any = r.Spec
 	if r.Spec == nil {

@@ -119,6 +119,19 @@ var takesD = map[string]bool{"jsqd": true, "jiqd": true}
 
 // WithDefaults returns sp with every absent optional field set to its default.
 func (sp Spec) WithDefaults() Spec {
+	// An empty list means the same as an absent one.
+	if len(sp.Rates) == 0 {
+		sp.Rates = nil
+	}
+	if len(sp.OriginWeights) == 0 {
+		sp.OriginWeights = nil
+	}
+	if len(sp.Init) == 0 {
+		sp.Init = nil
+	}
+	if len(sp.InitLengths) == 0 {
+		sp.InitLengths = nil
+	}
 	if sp.Horizon == 0 {
 		sp.Horizon = DefaultHorizon
 	}
@@ -167,6 +180,9 @@ func (sp Spec) Scenario() (Scenario, error) {
 	p, err := build(sp)
 	if err != nil {
 		return Scenario{}, err
+	}
+	if math.IsNaN(sp.Horizon) || math.IsInf(sp.Horizon, 0) || sp.Horizon <= 0 {
+		return Scenario{}, fmt.Errorf("horizon = %v: must be a finite time > 0", sp.Horizon)
 	}
 	warmup := *sp.Warmup
 	if warmup == 0 {
@@ -218,7 +234,8 @@ func DecodeStrict(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return fmt.Errorf("%s: has a %s, want a %s", te.Field, te.Value, te.Type)
+			field := strings.TrimPrefix(te.Field, "Spec.")
+			return fmt.Errorf("%s: got a JSON %s, want %s", field, te.Value, te.Type)
 		}
 		return fmt.Errorf("malformed JSON: %w", err)
 	}

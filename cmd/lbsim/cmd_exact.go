@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/exact"
+)
+
+// exactConfig is what `lbsim exact` reads from a scenario file and its flags.
+// The run-only keys of lbsim.Spec (horizon, seed, ...) are accepted in files,
+// so that one file serves both commands, and ignored.
+type exactConfig struct {
+	lbsim.Spec
+	// Cap is the largest queue length per server (0: automatic).
+	Cap int `json:"cap,omitempty"`
+	// Tol is the convergence and truncation tolerance (0: exact.DefaultTol).
+	Tol float64 `json:"tol,omitempty"`
+	// MaxStates bounds the state space (0: exact.DefaultMaxStates).
+	MaxStates int `json:"max_states,omitempty"`
+}
+
+func exactFlags(c *exactConfig) *flags {
+	f := newFlags("exact")
+	f.scenarioFlags(&c.Spec)
+	f.add("cap", "K", "largest queue length per server; a task sent to a full server is lost (>= 1; "+
+		"default 0: raise the cap until the truncation mass is below --tol)", intValue(&c.Cap))
+	f.add("tol", "X", fmt.Sprintf("convergence target for the residual, relative to the total event rate, and "+
+		"target truncation mass for an automatic cap (in (0, 0.1]; default %g)", exact.DefaultTol), floatValue(&c.Tol))
+	f.add("max-states", "M", fmt.Sprintf("largest state space, policy states x (cap+1)^N (2 to 2^31-1; default %d)", exact.DefaultMaxStates),
+		intValue(&c.MaxStates))
+	return f
+}
+
+func exactHelp(w io.Writer) {
+	fmt.Fprint(w, `Usage: lbsim exact [FILE.json | -] [flags]
+
+Computes the stationary distribution of the continuous-time Markov chain of a
+small system (a few servers: the chain has (cap+1)^N states) whose queues are
+truncated at a cap, and prints its performance measures as one JSON object.
+The scenario comes from flags or a JSON file as for "lbsim run" (the file may
+also hold cap, tol and max_states; run-only keys such as horizon are ignored);
+flags given on the command line override the file.
+
+Policies with exact routing: `+strings.Join(exactPolicies(), ", ")+`
+
+Flags:
+`)
+	exactFlags(&exactConfig{}).printFlags(w)
+	fmt.Fprint(w, `
+Output keys: scenario (servers, lambda, policy, d, sampling, rates,
+origin_weights, cap, tol, max_states after defaults), policy, cap (the cap
+used), caps_tried, cap_limited, note, states, policy_states, transitions,
+occupancy (q_1 ... q_cap: expected fraction of servers with at least i tasks),
+queue_length (per server, P(length = 0 ... cap)), mean_tasks_per_server,
+mean_sojourn, wait_probability, accepted_rate, loss_probability,
+truncation_mass (probability that some queue is at the cap), residual,
+iterations, wall_seconds.
+
+Examples:
+  lbsim exact --servers 2 --lambda 0.5 --policy jsq
+  lbsim exact --servers 3 --lambda 0.8 --policy jsqd --d 2 --rates 0.5,1,1.5
+  lbsim exact --servers 3 --lambda 1.2 --policy jsq --allow-unstable --cap 20
+
+Exit status: 0 success, 1 solver failure (state space too large, no
+convergence), 2 invalid input, 130 interrupted by SIGINT or SIGTERM.
+`)
+}
+
+// exactPolicies lists the registered policies that implement lbsim.ExactRouter.
+func exactPolicies() []string {
+	var names []string
+	for _, name := range lbsim.PolicyNames() {
+		sc, err := lbsim.Spec{Servers: 2, Lambda: 0.5, Policy: name}.Scenario()
+		if _, ok := sc.Policy.(lbsim.ExactRouter); err == nil && ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// exactScenario is the part of the configuration that the exact solution
+// depends on, as printed.
+type exactScenario struct {
+	Servers       int       `json:"servers"`
+	Lambda        float64   `json:"lambda"`
+	Policy        string    `json:"policy"`
+	D             int       `json:"d,omitempty"`
+	Sampling      string    `json:"sampling,omitempty"`
+	Rates         []float64 `json:"rates,omitempty"`
+	OriginWeights []float64 `json:"origin_weights,omitempty"`
+	AllowUnstable bool      `json:"allow_unstable,omitempty"`
+	Cap           int       `json:"cap"`
+	Tol           float64   `json:"tol"`
+	MaxStates     int       `json:"max_states"`
+}
+
+func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
+	var cfg, fromFlags exactConfig
+	given, err := exactFlags(&fromFlags).configure(args, stdin, &cfg, &fromFlags)
+	if err != nil {
+		return err
+	}
+	if err := checkGiven(cfg.Spec, given); err != nil {
+		return err
+	}
+
+	sp := cfg.Spec.WithDefaults()
+	sc, err := sp.Scenario()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	router, ok := sc.Policy.(lbsim.ExactRouter)
+	if !ok {
+		return usageErr("policy = %q: has no exact routing (does not implement lbsim.ExactRouter); must be one of %s",
+			sp.Policy, strings.Join(exactPolicies(), ", "))
+	}
+	// The solver's own parameters, checked here so that they count as invalid
+	// input (exit 2) with their flag names.
+	switch {
+	case cfg.Cap < 0:
+		return usageErr("cap = %d: must be at least 1, or 0 to choose it automatically", cfg.Cap)
+	case cfg.Tol != 0 && !(cfg.Tol > 0 && cfg.Tol <= 0.1):
+		return usageErr("tol = %v: must be in (0, 0.1], or 0 for the default %g", cfg.Tol, exact.DefaultTol)
+	case cfg.MaxStates != 0 && (cfg.MaxStates < 2 || cfg.MaxStates > math.MaxInt32):
+		return usageErr("max_states = %d: must be in [2, 2^31-1], or 0 for the default %d", cfg.MaxStates, exact.DefaultMaxStates)
+	case cfg.Cap == 0 && sp.AllowUnstable:
+		stable := sp
+		stable.AllowUnstable = false
+		if _, err := stable.Scenario(); err != nil {
+			return usageErr("cap = 0 (automatic) needs lambda below the mean service rate (lambda = %v); "+
+				"give --cap K to solve the overloaded chain truncated at K", sp.Lambda)
+		}
+	}
+	if cfg.Tol == 0 {
+		cfg.Tol = exact.DefaultTol
+	}
+	if cfg.MaxStates == 0 {
+		cfg.MaxStates = exact.DefaultMaxStates
+	}
+
+	start := time.Now()
+	sol, err := exact.Solve(ctx, exact.Problem{
+		System:    lbsim.System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights},
+		Lambda:    sc.Lambda,
+		Policy:    router,
+		Cap:       cfg.Cap,
+		Tol:       cfg.Tol,
+		MaxStates: cfg.MaxStates,
+	})
+	if err != nil {
+		return err
+	}
+	wall := time.Since(start).Seconds()
+
+	out := map[string]any{
+		"scenario": exactScenario{
+			Servers: sp.Servers, Lambda: sp.Lambda, Policy: sp.Policy, D: sp.D, Sampling: sp.Sampling,
+			Rates: sp.Rates, OriginWeights: sp.OriginWeights, AllowUnstable: sp.AllowUnstable,
+			Cap: cfg.Cap, Tol: cfg.Tol, MaxStates: cfg.MaxStates,
+		},
+		"policy":                router.Name(),
+		"cap":                   sol.Cap,
+		"caps_tried":            sol.CapsTried,
+		"cap_limited":           sol.CapLimited,
+		"states":                sol.States,
+		"policy_states":         sol.PolicyStates,
+		"transitions":           sol.Transitions,
+		"occupancy":             nums(sol.Occupancy[min(1, len(sol.Occupancy)):]), // q_1, ..., as in lbsim run
+		"queue_length":          numRows(sol.QueueLength),
+		"mean_tasks_per_server": num(sol.MeanTasksPerServer),
+		"mean_sojourn":          num(sol.MeanSojourn),
+		"wait_probability":      num(sol.WaitProbability),
+		"accepted_rate":         num(sol.AcceptedRate),
+		"loss_probability":      num(sol.LossProbability),
+		"truncation_mass":       num(sol.TruncationMass),
+		"residual":              num(sol.Residual),
+		"iterations":            sol.Iterations,
+		"wall_seconds":          wall,
+	}
+	if sol.Note != "" {
+		out["note"] = sol.Note
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return failure(fmt.Errorf("encoding the result: %w", err))
+	}
+	if _, err := stdout.Write(append(data, '\n')); err != nil {
+		return failure(err)
+	}
+	return nil
+}
+
+// num returns x, or nil (JSON null) when x is not a finite number.
+func num(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+func nums(xs []float64) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = num(x)
+	}
+	return out
+}
+
+func numRows(rows [][]float64) [][]any {
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = nums(r)
+	}
+	return out
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/lbsim/notebooks/lbsim"
+)
+
+// runConfig is what `lbsim run` reads from a scenario file and its flags: an
+// lbsim.Spec plus keys that only affect the output and the execution.
+type runConfig struct {
+	lbsim.Spec
+	// Trajectory is the CSV file for the occupancy trajectory (needs Grid > 0).
+	Trajectory string `json:"trajectory,omitempty"`
+	// Progress reports progress on stderr.
+	Progress bool `json:"progress,omitempty"`
+	// Workers is the number of replications simulated at once (0: one per core).
+	Workers int `json:"workers,omitempty"`
+}
+
+func runFlags(c *runConfig) *flags {
+	f := newFlags("run")
+	f.scenarioFlags(&c.Spec)
+	f.add("horizon", "T", "simulated time of each replication (> 0; default 1000)", floatValue(&c.Horizon))
+	f.add("warmup", "T", "time discarded before averaging (0 <= warmup < horizon; default horizon/10; "+
+		"0 for none)", optionalFloat(&c.Warmup))
+	f.add("replications", "R", "independent replications, for the confidence intervals (>= 1; default 1)",
+		intValue(&c.Replications))
+	f.add("seed", "S", "root random seed (an integer in [0, 2^64-1]; default 1); replication r uses "+
+		"the stream (seed, r), so the result does not depend on --workers", optionalUint(&c.Seed))
+	f.add("engine", "NAME", "servers (every queue), occupancy (occupancy counts; exchangeable policies, "+
+		"equal rates) or auto (occupancy when possible; the default)", stringValue(&c.Engine))
+	f.add("init", "LIST", "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0 (default "+
+		"empty system); same syntax as --rates", floatList(&c.Init))
+	f.add("init-lengths", "LIST", "initial per-server queue lengths (N integers in [0, 2^24]); same syntax "+
+		"as --rates; not with --init", intList(&c.InitLengths))
+	f.add("grid", "DT", "record the occupancy q_i(t) every DT time units from 0 to the horizon (> 0; "+
+		"horizon/DT at most 1e7; default 0: no trajectory)", floatValue(&c.Grid))
+	f.add("trajectory", "FILE.csv", "write the recorded trajectory (needs --grid) to FILE.csv, with columns "+
+		"time,q1,...,qK,q1_ci95,...,qK_ci95", stringValue(&c.Trajectory))
+	f.add("progress", "", "report progress (fraction done, ETA) on stderr", boolValue(&c.Progress))
+	f.add("workers", "W", "replications simulated at once (>= 0; default 0: one per core)", intValue(&c.Workers))
+	return f
+}
+
+func runHelp(w io.Writer) {
+	fmt.Fprint(w, `Usage: lbsim run [FILE.json | -] [flags]
+
+Simulates one scenario and prints the result as one JSON object on stdout.
+The scenario comes from flags, from a JSON file (- for stdin) whose keys are
+named like the flags with _ for - (for example
+{"servers": 1000, "lambda": 0.9, "policy": "jsqd", "d": 2}), or both: flags
+given on the command line override the file. Lists are JSON arrays in files.
+
+Flags:
+`)
+	runFlags(&runConfig{}).printFlags(w)
+	fmt.Fprint(w, `
+Output: the result JSON has the keys scenario (the scenario after defaults),
+policy, engine, replications, events, wall_seconds, events_per_second,
+occupancy (q_1, q_2, ...: time-average fraction of servers with at least i
+tasks), occupancy_ci95, mean_tasks_per_server(_ci95), mean_sojourn(_ci95),
+wait_probability(_ci95), sojourn_quantiles, max_queue_length and
+per_replication. Confidence half-widths (95%, over replications) are null
+with a single replication.
+
+Examples:
+  lbsim run --servers 1000 --lambda 0.9 --policy jsqd --d 2 --replications 8
+  lbsim run --servers 100 --lambda 0.8 --policy jsq --rates 0.5x50,1.5x50
+  lbsim run scenario.json --lambda 0.95 --progress
+  lbsim run --servers 1000 --lambda 0.9 --policy jsqd --init 1,0.5 \
+      --horizon 50 --warmup 0 --grid 0.5 --trajectory traj.csv
+
+Exit status: 0 success, 1 runtime failure (such as an unwritable trajectory
+file), 2 invalid input (nothing is run), 130 interrupted by SIGINT or SIGTERM.
+On failure nothing is written to stdout and no trajectory file is created.
+`)
+}
+
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg, fromFlags runConfig
+	given, err := runFlags(&fromFlags).configure(args, stdin, &cfg, &fromFlags)
+	if err != nil {
+		return err
+	}
+	if err := checkGiven(cfg.Spec, given); err != nil {
+		return err
+	}
+
+	sp := cfg.Spec.WithDefaults()
+	sc, err := sp.Scenario()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if cfg.Workers < 0 {
+		return usageErr("workers = %d: must be >= 0 (0: one per core)", cfg.Workers)
+	}
+	if cfg.Trajectory != "" {
+		if sp.Grid <= 0 {
+			return usageErr("trajectory = %q: needs a grid step; give --grid DT > 0 (or \"grid\" in the scenario file)", cfg.Trajectory)
+		}
+		// Fail before a long run, without creating the file.
+		if st, err := os.Stat(filepath.Dir(cfg.Trajectory)); err != nil || !st.IsDir() {
+			return failure(fmt.Errorf("trajectory = %q: its directory does not exist", cfg.Trajectory))
+		}
+	}
+
+	sc.Workers = cfg.Workers
+	var prog *progressPrinter
+	if cfg.Progress {
+		prog = newProgressPrinter(stderr, "lbsim run")
+		sc.Progress = prog.update
+	}
+	res, err := lbsim.Run(ctx, sc)
+	prog.end()
+	if err != nil {
+		return err
+	}
+	res.Spec = &sp
+
+	out, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return failure(fmt.Errorf("encoding the result: %w", err))
+	}
+	if cfg.Trajectory != "" {
+		if err := writeTrajectoryFile(cfg.Trajectory, res.Trajectory); err != nil {
+			return failure(err)
+		}
+	}
+	if _, err := stdout.Write(append(out, '\n')); err != nil {
+		return failure(err)
+	}
+	return nil
+}

@@ -1,0 +1,469 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim"
+)
+
+// cli runs the command line in-process.
+func cli(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(ctx, args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// runJSON runs args, which must succeed, and decodes the JSON printed.
+func runJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, stdout, stderr := cli(t, context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("lbsim %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr)
+	}
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("stdout is not a JSON object: %v\n%s", err, stdout)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", stdout)
+	}
+	if !strings.HasPrefix(stdout, "{\n  \"") || !strings.HasSuffix(stdout, "}\n") {
+		t.Errorf("stdout is not indented by 2 spaces and newline-terminated:\n%.200s", stdout)
+	}
+	return m
+}
+
+func TestRunSmall(t *testing.T) {
+	m := runJSON(t, "run", "--servers", "10", "--lambda", "0.7", "--policy", "jsqd", "--horizon", "200", "--replications", "3")
+	for _, key := range []string{"scenario", "policy", "engine", "events", "wall_seconds", "events_per_second",
+		"occupancy", "occupancy_ci95", "mean_tasks_per_server", "mean_tasks_per_server_ci95", "mean_sojourn",
+		"mean_sojourn_ci95", "wait_probability", "wait_probability_ci95", "replications", "per_replication"} {
+		if _, ok := m[key]; !ok {
+			t.Errorf("result has no key %q", key)
+		}
+	}
+	want := map[string]any{
+		"servers": 10.0, "lambda": 0.7, "policy": "jsqd", "d": 2.0, "sampling": "without",
+		"horizon": 200.0, "warmup": 20.0, "replications": 3.0, "seed": 1.0, "engine": "auto",
+	}
+	if got := m["scenario"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("scenario = %v, want %v", got, want)
+	}
+	q := m["occupancy"].([]any)
+	if q1 := q[0].(float64); math.Abs(q1-0.7) > 0.1 {
+		t.Errorf("q_1 = %v, want about lambda = 0.7", q1)
+	}
+}
+
+// stripWall removes the fields that depend on the wall clock.
+func stripWall(t *testing.T, stdout string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "wall_seconds")
+	delete(m, "events_per_second")
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRunDeterministic(t *testing.T) {
+	args := []string{"run", "--servers", "50", "--lambda", "0.9", "--policy", "jsqd", "--engine", "servers",
+		"--horizon", "100", "--replications", "4", "--seed", "7"}
+	var outs []string
+	for _, workers := range []string{"1", "4", "0"} {
+		code, stdout, stderr := cli(t, context.Background(), append(args, "--workers", workers)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		outs = append(outs, stripWall(t, stdout))
+	}
+	for _, o := range outs[1:] {
+		if o != outs[0] {
+			t.Fatalf("same seed, different results:\n%s\n%s", outs[0], o)
+		}
+	}
+	_, other, _ := cli(t, context.Background(), append(args[:len(args)-1], "8")...)
+	if stripWall(t, other) == outs[0] {
+		t.Error("different seeds gave the same result")
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestFileAndOverride(t *testing.T) {
+	file := writeFile(t, "s.json", `{"servers": 20, "lambda": 0.5, "policy": "jsqd", "d": 3, "horizon": 100,
+		"rates": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "progress": false, "workers": 2}`)
+	// The file alone.
+	sc := runJSON(t, "run", file)["scenario"].(map[string]any)
+	if sc["servers"] != 20.0 || sc["lambda"] != 0.5 || sc["d"] != 3.0 || sc["horizon"] != 100.0 {
+		t.Errorf("scenario from the file = %v", sc)
+	}
+	// Flags after and before the file override it; other keys stay.
+	for _, args := range [][]string{
+		{"run", file, "--lambda", "0.6", "--rates", "0.5x10,1.5x10"},
+		{"run", "--lambda", "0.6", "--rates", "0.5x10,1.5x10", file},
+		{"run", "--lambda=0.6", "--rates=0.5x10,1.5x10", "--", file},
+	} {
+		sc := runJSON(t, args...)["scenario"].(map[string]any)
+		if sc["servers"] != 20.0 || sc["lambda"] != 0.6 || sc["d"] != 3.0 || sc["horizon"] != 100.0 {
+			t.Errorf("%v: scenario = %v", args, sc)
+		}
+		rates := sc["rates"].([]any)
+		if len(rates) != 20 || rates[0] != 0.5 || rates[9] != 0.5 || rates[10] != 1.5 || rates[19] != 1.5 {
+			t.Errorf("%v: rates = %v", args, rates)
+		}
+	}
+	// An empty list restores the default.
+	sc = runJSON(t, "run", file, "--rates", "")["scenario"].(map[string]any)
+	if _, ok := sc["rates"]; ok {
+		t.Errorf(`--rates "" left rates = %v`, sc["rates"])
+	}
+	// Standard input.
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"run", "-", "--horizon", "50"},
+		strings.NewReader(`{"servers": 4, "lambda": 0.5, "policy": "jsq"}`), &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), `"horizon": 50`) {
+		t.Errorf("stdin: exit %d, stderr %q, stdout %.300s", code, errOut.String(), out.String())
+	}
+}
+
+func TestTrajectory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "traj.csv")
+	runJSON(t, "run", "--servers", "100", "--lambda", "0.9", "--policy", "jsqd", "--init", "1,0.5",
+		"--horizon", "10", "--warmup", "0", "--grid", "0.5", "--replications", "2", "--trajectory", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	header := strings.Split(lines[0], ",")
+	k := (len(header) - 1) / 2
+	if header[0] != "time" || len(header) != 2*k+1 || k < 2 {
+		t.Fatalf("header %q", lines[0])
+	}
+	for i := 1; i <= k; i++ {
+		if header[i] != fmt.Sprintf("q%d", i) || header[k+i] != fmt.Sprintf("q%d_ci95", i) {
+			t.Fatalf("header %q", lines[0])
+		}
+	}
+	if len(lines) != 1+21 {
+		t.Fatalf("%d rows, want 21 (times 0, 0.5, ..., 10)", len(lines)-1)
+	}
+	for r, line := range lines[1:] {
+		cells := strings.Split(line, ",")
+		if len(cells) != len(header) {
+			t.Fatalf("row %d has %d cells, want %d", r, len(cells), len(header))
+		}
+		if want := fmt.Sprint(0.5 * float64(r)); cells[0] != want {
+			t.Errorf("row %d: time %s, want %s", r, cells[0], want)
+		}
+	}
+	if !strings.HasPrefix(lines[1], "0,1,0.5,") {
+		t.Errorf("first row %q does not start from the initial occupancy 1, 0.5", lines[1])
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	traj := filepath.Join(dir, "never.csv")
+	bad := writeFile(t, "bad.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq",}`)
+	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
+	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
+	// with returns the arguments of a valid jsqd run, then extra.
+	with := func(extra ...string) []string {
+		return append([]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd"}, extra...)
+	}
+	cases := []struct {
+		args []string
+		want string // in the message
+		or   string // an alternative message (known lbsim wording issues)
+	}{
+		{[]string{"run", "--servers", "0", "--lambda", "0.5", "--policy", "jsq"}, "servers = 0: must be at least 1", ""},
+		{[]string{"run", "--servers", "-3", "--lambda", "0.5", "--policy", "jsq"}, "servers = -3", ""},
+		{[]string{"run", "--lambda", "0.5", "--policy", "jsq"}, "servers: missing", ""},
+		{[]string{"run", "--servers", "10", "--policy", "jsq"}, "lambda: missing", ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5"}, "policy: missing", ""},
+		{with("--lambda", "0"), "lambda = 0: must be", ""},
+		{with("--lambda", "-1"), "lambda = -1: must be", ""},
+		{with("--lambda", "1.5"), "lambda = 1.5: the system is unstable", ""},
+		{with("--lambda", "1"), "lambda = 1: ", ""},
+		{with("--lambda", "NaN"), "lambda = NaN", ""},
+		{with("--lambda", "Inf"), "lambda = +Inf", ""},
+		{with("--d", "0"), "d = 0: must be between 1 and servers", ""},
+		{with("--d", "11"), "d = 11: must be between 1 and servers (10)", ""},
+		{with("--sampling", "maybe"), "sampling = \"maybe\"", ""},
+		{with("--rates", "1x9,-1"), "rates[9] = -1: must be a finite rate > 0", ""},
+		{with("--rates", "1x9"), "rates: got 9 values", ""},
+		{with("--rates", "1x9,NaN"), "rates[9] = NaN", ""},
+		{with("--rates", "1,2,x"), "-rates: item \"x\"", ""},
+		{with("--origin-weights", "0x10"), "origin_weights: all zero", ""},
+		{with("--horizon", "10", "--warmup", "10"), "horizon = 10: must exceed warmup (10)", ""},
+		// lbsim derives the default warmup -0.5 first and reports it (reported to the lead).
+		{with("--horizon", "-5"), "horizon = -5", "warmup = -0.5"},
+		{with("--horizon", "-5", "--warmup", "1"), "horizon = -5", ""},
+		{with("--horizon", "0"), "horizon = 0", ""},
+		{with("--warmup", "-1"), "warmup = -1", ""},
+		{with("--replications", "0"), "replications = 0", ""},
+		{with("--replications", "-2"), "replications = -2", ""},
+		{with("--engine", "gpu"), "engine = gpu: must be servers, occupancy or auto", ""},
+		{with("--init", "0.5,0.7"), "init[1]", ""},
+		{with("--init-lengths", "1,2"), "init_lengths: got 2 values", ""},
+		{with("--grid", "-1"), "grid = -1", ""},
+		{with("--workers", "-1"), "workers = -1", ""},
+		{with("--seed", "-1"), "-seed", ""},
+		{with("--trajectory", traj), "trajectory = ", ""},
+		{with("--trajectory", traj, "--grid", "1", "--lambda", "2"), "lambda = 2", ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "fastest"}, "policy = \"fastest\": unknown; must be one of jiq, jiqd, jsq, jsqd", ""},
+		{with("--policy", "jsq", "--d", "2"), "d = 2: policy jsq takes no d", ""},
+		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
+		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
+		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},
+		{with("--progress=maybe"), "-progress", ""},
+		{[]string{"run", bad}, "malformed JSON", ""},
+		{[]string{"run", unknownKey}, `unknown field "colour"`, ""},
+		{[]string{"run", wrongType}, "servers: got a JSON string, want int", ""},
+		{[]string{"run", filepath.Join(dir, "missing.json")}, "no such file", ""},
+		{[]string{"run", bad, unknownKey}, "unexpected argument", ""},
+		{[]string{"simulate"}, `unknown command "simulate"`, ""},
+		{[]string{"help", "simulate"}, `unknown command "simulate"`, ""},
+		{[]string{"version", "extra"}, `unexpected argument "extra"`, ""},
+		{[]string{}, "Usage:", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "1.5", "--policy", "jsq"}, "lambda = 1.5", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--horizon", "5"}, "-horizon", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "nocando"}, "policy = \"nocando\": unknown", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--cap", "k"}, "-cap", ""},
+		{[]string{"exact", "--servers", "2", "--policy", "jsq"}, "lambda: missing", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--cap", "-1"}, "cap = -1: must be at least 1", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "0.5"}, "tol = 0.5: must be in (0, 0.1]", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "NaN"}, "tol = NaN", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--max-states", "1"}, "max_states = 1", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "1.5", "--policy", "jsq", "--allow-unstable"}, "cap = 0 (automatic) needs lambda below", ""},
+	}
+	for _, c := range cases {
+		args := c.args
+		code, stdout, stderr := cli(t, context.Background(), args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%v: wrote to stdout: %.200q", args, stdout)
+		}
+		if !strings.Contains(stderr, c.want) && (c.or == "" || !strings.Contains(stderr, c.or)) {
+			t.Errorf("%v: stderr %q does not contain %q", args, stderr, c.want)
+		}
+		if len(args) > 0 && strings.Count(strings.TrimSuffix(stderr, "\n"), "\n") > 0 {
+			t.Errorf("%v: message is not one line: %q", args, stderr)
+		}
+		if _, err := os.Stat(traj); err == nil {
+			t.Fatalf("%v: created the trajectory file", args)
+		}
+	}
+}
+
+func TestRuntimeFailure(t *testing.T) {
+	dir := t.TempDir() // a directory: the trajectory cannot be written there
+	code, stdout, stderr := cli(t, context.Background(), "run", "--servers", "5", "--lambda", "0.5",
+		"--policy", "jsq", "--horizon", "10", "--grid", "1", "--trajectory", dir)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "trajectory") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing, a trajectory error", code, stdout, stderr)
+	}
+	code, stdout, stderr = cli(t, context.Background(), "run", "--servers", "5", "--lambda", "0.5",
+		"--policy", "jsq", "--horizon", "10", "--grid", "1", "--trajectory", filepath.Join(dir, "no", "t.csv"))
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "directory does not exist") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing, a directory error", code, stdout, stderr)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	path := filepath.Join(t.TempDir(), "t.csv")
+	for _, args := range [][]string{
+		{"run", "--servers", "1000", "--lambda", "0.9", "--policy", "jsqd", "--grid", "1", "--trajectory", path},
+		{"exact", "--servers", "6", "--lambda", "0.9", "--policy", "jsq"},
+	} {
+		code, stdout, stderr := cli(t, ctx, args...)
+		if code != 130 || stdout != "" || !strings.Contains(stderr, "interrupted") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 130, nothing, interrupted", args[0], code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("an interrupted run created its trajectory file")
+	}
+}
+
+func TestProgress(t *testing.T) {
+	code, stdout, stderr := cli(t, context.Background(), "run", "--servers", "10", "--lambda", "0.5",
+		"--policy", "jsq", "--horizon", "100", "--replications", "2", "--progress")
+	if code != 0 || !json.Valid([]byte(stdout)) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stderr, "100.0% done, 2/2 replications finished") || !strings.Contains(stderr, "ETA") {
+		t.Errorf("progress on stderr: %q", stderr)
+	}
+	if strings.Count(stderr, "\n") > 5 {
+		t.Errorf("progress is not throttled: %q", stderr)
+	}
+}
+
+func TestExactAgreesWithSimulation(t *testing.T) {
+	ex := runJSON(t, "exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq")
+	for _, key := range []string{"scenario", "occupancy", "mean_tasks_per_server", "mean_sojourn",
+		"wait_probability", "truncation_mass", "cap", "states", "residual"} {
+		if _, ok := ex[key]; !ok {
+			t.Errorf("exact result has no key %q", key)
+		}
+	}
+	if ex["cap"].(float64) < 1 || ex["states"].(float64) < 4 {
+		t.Errorf("cap = %v, states = %v", ex["cap"], ex["states"])
+	}
+	if m := ex["truncation_mass"].(float64); m > 1e-6 {
+		t.Errorf("truncation mass %v", m)
+	}
+	sim := runJSON(t, "run", "--servers", "2", "--lambda", "0.5", "--policy", "jsq",
+		"--horizon", "20000", "--replications", "4")
+	qe, qs := ex["occupancy"].([]any), sim["occupancy"].([]any)
+	if math.Abs(qe[0].(float64)-0.5) > 1e-6 {
+		t.Errorf("exact q_1 = %v, want lambda = 0.5", qe[0])
+	}
+	for i := range 3 {
+		if d := math.Abs(qe[i].(float64) - qs[i].(float64)); d > 0.02 {
+			t.Errorf("q_%d: exact %v, simulated %v", i+1, qe[i], qs[i])
+		}
+	}
+	for _, key := range []string{"mean_tasks_per_server", "mean_sojourn", "wait_probability"} {
+		e, s := ex[key].(float64), sim[key].(float64)
+		if math.Abs(e-s) > 0.05*math.Max(1, math.Abs(e)) {
+			t.Errorf("%s: exact %v, simulated %v", key, e, s)
+		}
+	}
+	want := map[string]any{"servers": 2.0, "lambda": 0.5, "policy": "jsq", "cap": 0.0, "tol": 1e-9, "max_states": 2e6}
+	if !reflect.DeepEqual(ex["scenario"], want) {
+		t.Errorf("exact scenario = %v, want %v", ex["scenario"], want)
+	}
+}
+
+func TestExactFileAndCap(t *testing.T) {
+	file := writeFile(t, "s.json", `{"servers": 3, "lambda": 0.6, "policy": "jsqd", "horizon": 100, "cap": 4}`)
+	ex := runJSON(t, "exact", file, "--cap", "6", "--rates", "0.5,1,1.5")
+	if ex["cap"] != 6.0 || ex["states"] != 343.0 {
+		t.Errorf("cap = %v, states = %v; want 6, 7^3", ex["cap"], ex["states"])
+	}
+	if q := ex["occupancy"].([]any); len(q) != 6 {
+		t.Errorf("%d occupancy levels, want 6", len(q))
+	}
+	sc := ex["scenario"].(map[string]any)
+	if sc["d"] != 2.0 || sc["sampling"] != "without" || len(sc["rates"].([]any)) != 3 {
+		t.Errorf("scenario %v", sc)
+	}
+}
+
+// noExact is a policy without exact routing.
+type noExact struct{}
+
+func (noExact) Name() string                                     { return "noexact" }
+func (noExact) Dispatch(s *lbsim.State, _ int, r *rand.Rand) int { return r.IntN(s.N()) }
+
+func TestExactNeedsExactRouter(t *testing.T) {
+	lbsim.RegisterPolicy("noexact", func(lbsim.Spec) (lbsim.Policy, error) { return noExact{}, nil })
+	code, stdout, stderr := cli(t, context.Background(), "exact", "--servers", "2", "--lambda", "0.5", "--policy", "noexact")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "ExactRouter") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "run"}, {"run", "-h"}, {"run", "--help"},
+		{"help", "exact"}, {"exact", "-h"}, {"help", "version"}, {"version", "-h"}, {"help", "help"}} {
+		code, stdout, stderr := cli(t, context.Background(), args...)
+		if code != 0 || stderr != "" || !strings.Contains(stdout, "Usage") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %.100q", args, code, stderr, stdout)
+		}
+	}
+	for name, f := range map[string]*flags{"run": runFlags(&runConfig{}), "exact": exactFlags(&exactConfig{})} {
+		_, help, _ := cli(t, context.Background(), name, "-h")
+		for _, fl := range f.order {
+			if !strings.Contains(help, "--"+fl) {
+				t.Errorf("lbsim %s -h does not mention --%s", name, fl)
+			}
+		}
+		for _, p := range lbsim.PolicyNames() {
+			if !strings.Contains(help, p) {
+				t.Errorf("lbsim %s -h does not mention policy %s", name, p)
+			}
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := cli(t, context.Background(), "version")
+	if code != 0 || !strings.HasPrefix(stdout, "lbsim ") || !strings.HasSuffix(stdout, "\n") {
+		t.Errorf("exit %d, %q", code, stdout)
+	}
+}
+
+// Every flag must name a JSON key of its configuration (override panics
+// otherwise), so files and flags use the same names.
+func TestFlagsAreJSONKeys(t *testing.T) {
+	for _, c := range []struct {
+		f   *flags
+		cfg any
+	}{{runFlags(&runConfig{}), runConfig{}}, {exactFlags(&exactConfig{}), exactConfig{}}} {
+		for _, name := range c.f.order {
+			fieldIndex(reflect.TypeOf(c.cfg), jsonKey(name))
+		}
+	}
+}
+
+func TestListSyntax(t *testing.T) {
+	parse := listParser(parseFloat)
+	for in, want := range map[string][]float64{
+		"":          nil,
+		"1":         {1},
+		"0.5, 2 ,3": {0.5, 2, 3},
+		"0.5x2,2x3": {0.5, 0.5, 2, 2, 2},
+		"1e-1x2,4":  {0.1, 0.1, 4},
+		"0x1p-2":    {0.25}, // a hexadecimal float, not a run
+		"0x1p-2x2":  {0.25, 0.25},
+		"3X2":       {3, 3},
+	} {
+		got, err := parse(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{",", "1,,2", "ax2", "1x0", "1x-1", "1x", "x3", "1x2x", "1xx2"} {
+		if got, err := parse(in); err == nil {
+			t.Errorf("%q: got %v, want an error", in, got)
+		}
+	}
+	ints, err := listParser(parseInt)("3x2,0,1e2")
+	if err != nil || !reflect.DeepEqual(ints, []int{3, 3, 0, 100}) {
+		t.Errorf("ints: %v, %v", ints, err)
+	}
+}

@@ -1,0 +1,66 @@
+package lbsim_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim"
+)
+
+// FuzzParseSpec checks that ParseSpec never panics, that a spec it accepts
+// builds a scenario, and that the spec survives a JSON round trip unchanged.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{
+		// Valid.
+		`{"servers": 1000, "lambda": 0.9, "policy": "jsqd", "d": 2}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "jsq"}`,
+		`{"servers": 3, "lambda": 0.5, "policy": "jsqd", "d": 3, "sampling": "with", "horizon": 50, "warmup": 0,
+		  "replications": 4, "seed": 18446744073709551615, "engine": "servers", "grid": 0.5}`,
+		`{"servers": 4, "lambda": 0.7, "policy": "random", "rates": [0.5, 0.5, 1.5, 1.5],
+		  "origin_weights": [1, 0, 0, 0], "init_lengths": [3, 0, 0, 1]}`,
+		`{"servers": 10, "lambda": 2, "policy": "jiq", "allow_unstable": true, "init": [1, 0.5, 0.25], "warmup": null}`,
+		`{"servers": 5, "lambda": 0.5, "policy": "roundrobin", "engine": "auto", "horizon": 1e-3, "warmup": 1e-4}`,
+		`{"servers": 7, "lambda": 0.5, "policy": "jiqd", "d": 7, "sampling": "without"}`,
+		// Invalid.
+		``,
+		`null`,
+		`[]`,
+		`{}`,
+		`{"servers": 0, "lambda": 0.5, "policy": "jsq"}`,
+		`{"servers": 10, "lambda": 1.5, "policy": "jsq"}`,
+		`{"servers": 10, "lambda": 0.5, "policy": "jsqd", "d": 11}`,
+		`{"servers": 10, "lambda": 0.5, "policy": "jsq", "horizon": 10, "warmup": 10}`,
+		`{"servers": 10, "lambda": 0.5, "policy": "jsq", "horizon": -10}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "jsq", "rates": [1, -1]}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "jsq", "init": [0.5, 0.7]}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "nope"}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "jsq", "colour": "red"}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "jsq"} {}`,
+		`{"servers": 2.5, "lambda": 0.5, "policy": "jsq"}`,
+		`{"servers": 2, "lambda": "0.5", "policy": "jsq"}`,
+		`{"servers": 2, "lambda": 0.5, "policy": "jsq", "engine": "occupancy", "init_lengths": [1, 1]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sp, err := lbsim.ParseSpec(data)
+		if err != nil {
+			return
+		}
+		if _, err := sp.Scenario(); err != nil {
+			t.Fatalf("ParseSpec accepted %q, but Scenario fails: %v", data, err)
+		}
+		again, err := json.Marshal(sp)
+		if err != nil {
+			t.Fatalf("ParseSpec accepted %q, but the spec does not marshal: %v", data, err)
+		}
+		sp2, err := lbsim.ParseSpec(again)
+		if err != nil {
+			t.Fatalf("ParseSpec accepted %q, but not its re-marshalled spec %s: %v", data, again, err)
+		}
+		if !reflect.DeepEqual(sp, sp2) {
+			t.Fatalf("ParseSpec(%q) = %#v,\nbut after a round trip through %s: %#v", data, sp, again, sp2)
+		}
+	})
+}
