@@ -57,11 +57,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 	obs := newObserver(sc, len(mus))
 
 	// Initial state, before the clock starts.
-	init := sc.InitLengths
-	if sc.InitOccupancy != nil {
-		init = lengthsFromOccupancy(sc.InitOccupancy, n, r)
-	}
-	for j, l := range init {
+	place := func(j, l int) {
 		for range l {
 			obs.change(s.add(j)+1, 0, 0)
 		}
@@ -69,6 +65,29 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 			busy.setBusy(j)
 		}
 		obs.maxLen = max(obs.maxLen, l)
+	}
+	for j, l := range sc.InitLengths {
+		place(j, l)
+	}
+	if sc.InitOccupancy != nil {
+		// round(q_i N) servers get at least i tasks: the first ones in a
+		// uniformly random order of the servers.
+		counts := make([]int, len(sc.InitOccupancy))
+		for i, q := range sc.InitOccupancy {
+			counts[i] = int(q*float64(n) + 0.5)
+		}
+		order := make([]int32, n)
+		for k := range order {
+			order[k] = int32(k)
+		}
+		r.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for k, j := range order {
+			l := 0
+			for l < len(counts) && k < counts[l] {
+				l++
+			}
+			place(int(j), l)
+		}
 	}
 
 	var origins *aliasTable
@@ -184,20 +203,4 @@ func rateClasses(rates []float64) ([]int32, []float64) {
 		class[j] = c
 	}
 	return class, mus
-}
-
-// lengthsFromOccupancy places round(q_i N) servers with at least i tasks, in a
-// random order of servers.
-func lengthsFromOccupancy(q []float64, n int, r *rand.Rand) []int {
-	lengths := make([]int, n)
-	order := r.Perm(n)
-	for i, qi := range q {
-		c := int(qi*float64(n) + 0.5)
-		for _, j := range order[:c] {
-			if lengths[j] == i {
-				lengths[j] = i + 1
-			}
-		}
-	}
-	return lengths
 }
