@@ -1,0 +1,33 @@
+# Binder-compatible image (mybinder.org builds it from this Dockerfile):
+#   docker build -t lbsim-notebooks . && docker run --rm -p 8888:8888 lbsim-notebooks
+# The install logic is scripts/setup.sh, the same as `make notebook` / `make test` use:
+# its apt part runs as root, the rest (Go tools, kernel spec, npm) as the notebook user.
+FROM golang:1.26-bookworm
+
+ARG NB_USER=jovyan
+ARG NB_UID=1000
+ENV USER=${NB_USER} \
+    NB_USER=${NB_USER} \
+    NB_UID=${NB_UID} \
+    HOME=/home/${NB_USER}
+# Module and build caches owned by the notebook user.
+ENV GOPATH=${HOME}/go
+
+RUN useradd --create-home --home-dir ${HOME} --shell /bin/bash --uid ${NB_UID} --user-group ${NB_USER}
+
+COPY --chown=${NB_USER}:${NB_USER} . ${HOME}/lbsim
+
+# Root part: Debian's Jupyter packages (+ nodejs/npm when missing), plus jupyterhub
+# for jupyterhub-singleuser (used by Binder/JupyterHub launchers).
+RUN EXTRA_APT_PACKAGES=jupyterhub bash ${HOME}/lbsim/scripts/setup.sh --system \
+ && rm -rf /var/lib/apt/lists/*
+
+USER ${NB_USER}
+# User part: gonb/goimports/gopls into ~/lbsim/bin, `go mod download`, the gonb kernel
+# spec in ~/.local/share/jupyter, echarts into ~/lbsim/third_party/node_modules.
+RUN bash ${HOME}/lbsim/scripts/setup.sh --user
+
+WORKDIR ${HOME}/lbsim/notebooks
+EXPOSE 8888
+# Binder overrides this command with its own.
+CMD ["jupyter", "notebook", "--ip=0.0.0.0", "--port=8888", "--no-browser"]

@@ -1,0 +1,55 @@
+# Makefile — entry points for the notebooks. See scripts/README-setup.md.
+#
+#   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
+#   make test       install what is missing, go vet + go test, then execute every notebooks/*.ipynb headless
+#   make bench      Go benchmarks of ./lbsim/...
+#   make setup      only install (idempotent; also run by notebook and test)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PORT ?= 8888
+IP ?= 127.0.0.1
+NOTEBOOK_ARGS ?=
+JUPYTER := /usr/bin/jupyter
+# Jupyter refuses to run as root without --allow-root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+# Our tools first; Go from /usr/local/go/bin when it is not on PATH already.
+export PATH := $(CURDIR)/bin:$(PATH):/usr/local/go/bin
+
+.PHONY: help setup notebook test vet go-test notebooks nb-smoke bench clean
+
+help:
+	@sed -n '3,7s/^# *//p' Makefile
+
+setup:
+	@bash scripts/setup.sh
+
+notebook: setup
+	cd notebooks && exec $(JUPYTER) notebook --ip=$(IP) --port=$(PORT) --no-browser $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
+
+test: setup
+	go vet ./...
+	go test ./...
+	bash scripts/run-notebooks.sh
+
+vet:
+	go vet ./...
+
+go-test:
+	go test ./...
+
+# Executes notebooks/*.ipynb (LBSIM_QUICK=1, GOPROXY=off); outputs in artifacts/notebooks/.
+notebooks:
+	bash scripts/run-notebooks.sh
+
+# Checks the kernel/setup-cell mechanism alone, on a notebook that needs only gonum.
+nb-smoke: setup
+	bash scripts/run-notebooks.sh scripts/testdata-nb/*.ipynb
+
+bench:
+	go test -run '^$$' -bench . ./lbsim/...
+
+clean:
+	rm -rf artifacts

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# scripts/run-notebooks.sh — execute notebooks headless and fail if any cell errors.
+#
+# Usage: scripts/run-notebooks.sh [NOTEBOOK.ipynb ...]   (default: notebooks/*.ipynb)
+#
+# Each notebook runs with `jupyter nbconvert --to notebook --execute` on Debian's
+# /usr/bin/jupyter, offline (GOPROXY=off) and in quick mode (LBSIM_QUICK=1 unless
+# set otherwise). A notebook fails if any cell produced an error (its source and
+# outputs are printed), on a cell timeout, or if the kernel died. Source notebooks
+# are never modified: executed copies and kernel logs go to $NB_OUT_DIR (default
+# artifacts/notebooks/). Prerequisite: scripts/setup.sh. Last line printed:
+# "notebooks: N passed, M failed".
+#
+# Environment:
+#   NB_OUT_DIR   output directory              (default: <repo>/artifacts/notebooks)
+#   NB_TIMEOUT   per-cell timeout in seconds   (default: 1200)
+#   LBSIM_QUICK  passed to the notebooks       (default: 1)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JUPYTER=/usr/bin/jupyter
+PYTHON=/usr/bin/python3
+OUT="${NB_OUT_DIR:-$ROOT/artifacts/notebooks}"
+TIMEOUT="${NB_TIMEOUT:-1200}"
+
+export LBSIM_QUICK="${LBSIM_QUICK:-1}"
+export GOPROXY=off
+# Go for the kernel comes from kernel.json; this is for nbconvert's own shell only.
+export PATH="$ROOT/bin:$PATH:/usr/local/go/bin"
+
+log() { printf '[notebooks] %s\n' "$*"; }
+
+[ -x "$JUPYTER" ] || { log "ERROR: $JUPYTER missing: run scripts/setup.sh (or make setup)"; exit 1; }
+# The gonb kernel spec is per user: make sure it runs this checkout's bin/gonb (another
+# clone that ran setup.sh later would have re-pointed it).
+kernel_argv0="$("$JUPYTER" kernelspec list --json 2>/dev/null | "$PYTHON" -c '
+import json, os, sys
+spec = json.load(sys.stdin)["kernelspecs"].get("gonb")
+print(spec["spec"]["argv"][0] if spec else "")' || true)"
+if [ -z "$kernel_argv0" ]; then
+  log "ERROR: Jupyter kernel 'gonb' not registered: run scripts/setup.sh"; exit 1
+elif [ "$kernel_argv0" != "$ROOT/bin/gonb" ] || [ ! -x "$kernel_argv0" ]; then
+  log "ERROR: kernel 'gonb' runs $kernel_argv0, not $ROOT/bin/gonb: run scripts/setup.sh"; exit 1
+fi
+
+if [ $# -gt 0 ]; then
+  notebooks=("$@")
+else
+  shopt -s nullglob
+  notebooks=("$ROOT"/notebooks/*.ipynb)
+  shopt -u nullglob
+fi
+mkdir -p "$OUT"
+
+# Prints the failing cells of an executed notebook (source + text outputs); exit 1 if any.
+check_outputs() {
+  "$PYTHON" - "$1" <<'PY'
+import html.parser, json, sys
+
+class Text(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.out = []; self.skip = 0
+    def handle_starttag(self, tag, attrs):
+        if tag in ("style", "script"): self.skip += 1
+    def handle_endtag(self, tag):
+        if tag in ("style", "script"): self.skip -= 1
+    def handle_data(self, data):
+        if not self.skip: self.out.append(data)
+
+def text(x):
+    return "".join(x) if isinstance(x, list) else (x or "")
+
+nb = json.load(open(sys.argv[1]))
+bad = 0
+for i, cell in enumerate(nb["cells"]):
+    outs = cell.get("outputs", [])
+    if not any(o.get("output_type") == "error" for o in outs):
+        continue
+    bad += 1
+    if bad > 3:
+        continue
+    print(f"--- cell {i + 1} (execution_count={cell.get('execution_count')}) failed:")
+    print("    | " + text(cell["source"]).replace("\n", "\n    | "))
+    for o in outs:
+        t = o.get("output_type")
+        if t == "stream":
+            body = text(o.get("text"))
+        elif t == "error":
+            body = f"{o.get('ename')}: {o.get('evalue')}"
+        elif "text/plain" in o.get("data", {}):
+            body = text(o["data"]["text/plain"])
+        elif "text/html" in o.get("data", {}):
+            p = Text(); p.feed(text(o["data"]["text/html"])); body = "".join(p.out)
+        else:
+            continue
+        lines = [l for l in body.strip().splitlines() if l.strip()]
+        print("\n".join("    " + l for l in lines[:40]))
+if bad:
+    print(f"--- {bad} failing cell(s)")
+sys.exit(1 if bad else 0)
+PY
+}
+
+passed=0
+failed=0
+failed_names=()
+for nb in "${notebooks[@]}"; do
+  [ -f "$nb" ] || { log "ERROR: no such notebook: $nb"; failed=$((failed + 1)); failed_names+=("$nb"); continue; }
+  name="$(basename "$nb" .ipynb)"
+  logf="$OUT/$name.log"
+  outnb="$OUT/$name.ipynb"
+  rm -f "$outnb"
+  t0=$SECONDS
+  log "run  $name (LBSIM_QUICK=$LBSIM_QUICK, GOPROXY=off, timeout ${TIMEOUT}s/cell)"
+  # --allow-errors keeps the executed copy (with the error outputs) for inspection; errors are
+  # then detected from the outputs. Timeouts and dead kernels still make nbconvert fail.
+  # The kernel starts in the notebook's own directory (nbconvert's default), whatever our cwd.
+  ok=1
+  if ! "$JUPYTER" nbconvert --to notebook --execute --allow-errors \
+      --ExecutePreprocessor.timeout="$TIMEOUT" \
+      --ExecutePreprocessor.startup_timeout=300 \
+      --output-dir "$OUT" --output "$name" \
+      "$nb" >"$logf" 2>&1; then
+    ok=0
+    log "FAIL $name: nbconvert failed ($((SECONDS - t0))s); full log: $logf"
+    awk '/^[A-Za-z_.]+(Error|Exception): /{p=1} p' "$logf" | head -40 | sed 's/^/    /' || true
+  elif ! check_outputs "$outnb"; then
+    ok=0
+    log "FAIL $name: cell error ($((SECONDS - t0))s); executed copy: $outnb, kernel log: $logf"
+  fi
+  if [ "$ok" = 1 ]; then
+    passed=$((passed + 1))
+    log "ok   $name ($((SECONDS - t0))s) -> ${outnb#"$ROOT"/}"
+  else
+    failed=$((failed + 1))
+    failed_names+=("$name")
+  fi
+done
+
+if [ "$failed" -gt 0 ]; then
+  log "failed: ${failed_names[*]}"
+fi
+echo "notebooks: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
