@@ -1,4 +1,4 @@
-# Makefile — entry points for the notebooks. See scripts/README-setup.md.
+# Makefile — entry points for the notebooks. See README.md.
 #
 #   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
 #   make test       install what is missing, go vet + go test, then execute every notebooks/*.ipynb headless

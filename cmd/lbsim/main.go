@@ -6,7 +6,7 @@
 //	lbsim version                       print the version
 //	lbsim help [COMMAND]                explain a command
 //
-// See README-cli.md for the full reference. All the modelling lives in package
+// See README.md in this directory for the full reference. All the modelling lives in package
 // lbsim; this command only maps flags and files onto an lbsim.Spec and prints
 // what comes back.
 package main
