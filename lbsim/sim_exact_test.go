@@ -14,7 +14,10 @@ import (
 // compares the simulated q_1..q_4, mean sojourn and waiting probability with
 // the exact stationary solution. Tolerance: 4 confidence half-widths (8
 // replications, Student t) plus the exact solution's truncation mass, which
-// bounds how far the truncated chain can be from the infinite one.
+// bounds how far the truncated chain can be from the infinite one. Random and
+// round-robin routing on four servers at lambda = 0.8 have geometric tails that
+// the default state limit truncates at a mass of a few 1e-4, so up to 1e-3 is
+// accepted (and counted in the tolerance).
 func TestSimulationMatchesExact(t *testing.T) {
 	policies := []func() lbsim.Policy{
 		lbsim.Random, lbsim.JSQ, lbsim.JIQ, lbsim.RoundRobin,
@@ -30,7 +33,8 @@ func TestSimulationMatchesExact(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					sol, err := exact.Solve(context.Background(), exact.Problem{
-						System: lbsim.System{N: n}, Lambda: lambda, Policy: p.(lbsim.ExactRouter), Tol: 1e-7})
+						System: lbsim.System{N: n}, Lambda: lambda, Policy: p.(lbsim.ExactRouter), Tol: 1e-7,
+						MaxTruncationMass: 1e-3})
 					if err != nil {
 						t.Fatal(err)
 					}
