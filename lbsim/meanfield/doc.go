@@ -17,4 +17,62 @@
 //
 // Fixed points are truncated at the first level whose value falls below a
 // tolerance, and the functions report the neglected mass.
+//
+// # Transients
+//
+// JSQdDrift, RandomDrift (d = 1) and JSQdWithoutReplacementDrift give the
+// right-hand side of the ODE for the occupancy truncated at level K (state
+// q_1..q_K, q_{K+1} = 0), which is exactly a buffer of K tasks per server; the
+// stationary point then differs from the untruncated one by O(lambda q_K^d).
+// Levels picks K as the smallest level whose fixed-point tail sum_{i>K} q_i
+// is below a tolerance, plus a margin of 3, and at least 3 above the highest
+// loaded level of the start, and reports that tail. Trajectory integrates a
+// drift from a start q0 (padded or cut to K levels) on a time grid and reports
+// how far the numerical solution strays from 1 >= q_1 >= ... >= q_K >= 0,
+// which the exact flow preserves (the system is cooperative: each q_i's drift
+// is non-decreasing in the other levels).
+//
+// Sampling d servers without replacement gives the same ODE in the limit
+// N -> infinity. At finite N the exact occupancy drift replaces q_i^d by
+// P_i = prod_{k<d} (N q_i - k)/(N - k), the probability that d distinct
+// samples all hold at least i tasks; JSQdWithoutReplacementDrift provides it
+// (factors clamped at zero between lattice points) so that a simulation at,
+// say, N = 100 can be set beside the ODE with the O(1/N) sampling effect
+// included. It is the drift at the mean, not the mean of the N-server chain.
+//
+// The transient of random routing (d = 1) is the M/M/1 transient, for which
+// only the stationary point lambda^i is elementary; it relaxes at rate
+// (1 - sqrt(lambda))^2, so at lambda = 0.9 it takes t of several thousand to
+// settle to 1e-6 where JSQ(2) takes t ~ 200.
+//
+// # The integrator
+//
+// Integrate is an explicit adaptive Runge-Kutta solver for y' = f(t, y): the
+// Dormand-Prince 5(4) pair with first-same-as-last (six evaluations per
+// step), the error of the embedded fourth-order solution measured in the RMS
+// norm of err_i / (AbsTol + RelTol max(|y_i|, |ynew_i|)), and the step-size
+// controller of Hairer, Norsett and Wanner's DOPRI5 (safety factor 0.9,
+// ratio of new to old step in [0.2, 10], PI stabilisation with beta = 0.04,
+// no growth right after a rejection, their heuristic for the first step).
+// Values on the requested time grid come from the method's fourth-order
+// continuous extension, so grid points never shorten steps: a grid of 1001
+// points gives bit-for-bit the same steps as a grid of its two end points.
+// After setup it does not allocate.
+//
+// Accuracy: the tolerances bound the local error per step; the global error
+// on the tests (linear 2x2 systems against the matrix exponential, the
+// logistic equation against its closed form, RelTol 1e-6 to 1e-12) stays
+// below 10 RelTol relative to the size of the solution (measured between 0.06
+// and 7.2 RelTol). At RelTol 1e-10 it needs 4x fewer evaluations than
+// fixed-step RK4 of the same end-point error. The occupancy ODEs are not
+// stiff (Jacobian eigenvalues O(1)), but on long horizons near the fixed
+// point the step is limited by the stability region of the explicit method,
+// to roughly 0.3-0.9, so the cost grows linearly with the horizon (JSQ(2),
+// lambda = 0.9, K = 20 to t = 100: 271 steps, under 0.5 ms).
+//
+// Gonum (v0.17.0) has no ODE solver: gonum.org/v1/gonum/integrate and
+// integrate/quad do quadrature of sampled data and of functions of one
+// variable only, diff/fd computes finite-difference derivatives, and no
+// package mentions Runge-Kutta. The tests use gonum's mat.Dense.Exp (matrix
+// exponential) as the reference for linear systems.
 package meanfield
