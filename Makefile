@@ -1,7 +1,7 @@
 # Makefile — entry points for the notebooks. See README.md.
 #
 #   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
-#   make test       install what is missing, go vet + go test, then execute every notebooks/*.ipynb headless
+#   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), then execute every notebooks/*.ipynb headless
 #   make bench      Go benchmarks of ./lbsim/...
 #   make setup      only install (idempotent; also run by notebook and test)
 
@@ -29,9 +29,11 @@ setup:
 notebook: setup
 	cd notebooks && exec $(JUPYTER) notebook --ip=$(IP) --port=$(PORT) --no-browser $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
+# LBSIM_BROWSER_TEST=1 runs kernelhelpers/browser_test.go: Jupyter + GoNB + headless Chromium,
+# screenshots and exported HTML in artifacts/browser/.
 test: setup
 	go vet ./...
-	go test -timeout 20m ./...
+	LBSIM_BROWSER_TEST=1 go test -timeout 20m ./...
 	bash scripts/run-notebooks.sh
 
 vet:

@@ -2,7 +2,8 @@
 # scripts/setup.sh — install everything the notebooks need, idempotently.
 #
 # What it installs (each step is skipped when already done):
-#   1. Debian packages (Jupyter Notebook, nbconvert, nbclient, ipykernel) via apt-get.
+#   1. Debian packages (Jupyter Notebook, nbconvert, nbclient, ipykernel; Chromium and
+#      chromium-driver for the browser test) via apt-get.
 #      As root directly; as another user through `sudo -n` when available,
 #      otherwise it fails with a hint (or is skipped with --user).
 #   2. Go tools pinned in tools/go.mod and tools/gopls/go.mod, built into ./bin:
@@ -34,7 +35,9 @@ esac
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
 
-APT_PACKAGES="jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel ${EXTRA_APT_PACKAGES:-}"
+# chromium + chromium-driver: the real-browser test of kernelhelpers (kernelhelpers/browser_test.go,
+# LBSIM_BROWSER_TEST=1 in make test) drives Debian's /usr/bin/chromium headless.
+APT_PACKAGES="jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel chromium chromium-driver ${EXTRA_APT_PACKAGES:-}"
 # npm (for echarts) from Debian only when there is none (e.g. in the Docker image); a
 # Node.js installed some other way (NodeSource ships npm) is left alone.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES="$APT_PACKAGES nodejs npm"

@@ -1,0 +1,113 @@
+package kernelhelpers
+
+import "time"
+
+// Option configures a chart, a table or a progress bar. Options that do not
+// apply to what they are passed to are ignored.
+type Option func(*config)
+
+type config struct {
+	title, subtitle string
+	xLabel, yLabel  string
+	width, height   string
+	logX, logY      bool
+	linearY         bool
+	levels          int
+	mfTimes         []float64
+	mfOccupancy     [][]float64
+	mfName          string
+	noBand          bool
+	snapshotLabels  []string
+	positions       [][2]float64
+	autoPlay        time.Duration
+	interval        time.Duration
+	animation       bool
+}
+
+func newConfig(options []Option) *config {
+	c := &config{
+		width:     "100%",
+		height:    "440px",
+		mfName:    "mean field",
+		interval:  250 * time.Millisecond,
+		animation: true,
+	}
+	for _, o := range options {
+		if o != nil {
+			o(c)
+		}
+	}
+	return c
+}
+
+// Title sets the chart's title (a table's caption, a progress bar's label prefix).
+func Title(title string) Option { return func(c *config) { c.title = title } }
+
+// Subtitle sets the line under the title.
+func Subtitle(s string) Option { return func(c *config) { c.subtitle = s } }
+
+// XLabel names the horizontal axis.
+func XLabel(s string) Option { return func(c *config) { c.xLabel = s } }
+
+// YLabel names the vertical axis.
+func YLabel(s string) Option { return func(c *config) { c.yLabel = s } }
+
+// Size sets the chart container's CSS width and height (default "100%" and "440px").
+func Size(width, height string) Option {
+	return func(c *config) {
+		if width != "" {
+			c.width = width
+		}
+		if height != "" {
+			c.height = height
+		}
+	}
+}
+
+// LogX makes the horizontal axis logarithmic (points with x <= 0 are dropped).
+func LogX() Option { return func(c *config) { c.logX = true } }
+
+// LogY makes the vertical axis logarithmic (points with y <= 0 are dropped).
+// Stationary plots are log-y already.
+func LogY() Option { return func(c *config) { c.logY = true; c.linearY = false } }
+
+// LogLog makes both axes logarithmic.
+func LogLog() Option { return func(c *config) { c.logX, c.logY, c.linearY = true, true, false } }
+
+// LinearY makes the vertical axis linear, also for Stationary.
+func LinearY() Option { return func(c *config) { c.linearY = true; c.logY = false } }
+
+// Levels limits occupancy plots to q_1..q_k. By default trajectories show the
+// levels that reach 0.001 somewhere (at most 8) and stationary plots show all.
+func Levels(k int) Option { return func(c *config) { c.levels = k } }
+
+// MeanField overlays a mean-field solution on a trajectory plot as dashed lines
+// of the same colours: q[k][i-1] is q_i at times[k] (the layout of
+// lbsim.Trajectory.Occupancy).
+func MeanField(times []float64, q [][]float64) Option {
+	return func(c *config) { c.mfTimes, c.mfOccupancy = times, q }
+}
+
+// MeanFieldName names the overlay in the legend (default "mean field").
+func MeanFieldName(name string) Option { return func(c *config) { c.mfName = name } }
+
+// NoBand drops the 95% confidence bands that trajectory and sweep plots draw
+// when the data carry half-widths.
+func NoBand() Option { return func(c *config) { c.noBand = true } }
+
+// SnapshotLabels labels the graph snapshots on the timeline (default "0", "1", ...).
+func SnapshotLabels(labels ...string) Option { return func(c *config) { c.snapshotLabels = labels } }
+
+// Positions fixes the vertices' coordinates in a graph drawing (any units;
+// echarts scales them to the box). Without it the vertices sit on a circle.
+func Positions(xy [][2]float64) Option { return func(c *config) { c.positions = xy } }
+
+// AutoPlay makes the graph timeline play by itself, one snapshot per interval.
+func AutoPlay(interval time.Duration) Option { return func(c *config) { c.autoPlay = interval } }
+
+// Interval sets how often a progress bar may redraw (default 250ms); the final
+// 100% state is always drawn.
+func Interval(d time.Duration) Option { return func(c *config) { c.interval = d } }
+
+// NoAnimation switches off echarts' entry animation.
+func NoAnimation() Option { return func(c *config) { c.animation = false } }
