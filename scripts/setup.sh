@@ -36,8 +36,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
 
 # chromium + chromium-driver: the real-browser test of kernelhelpers (kernelhelpers/browser_test.go,
-# LBSIM_BROWSER_TEST=1 in make test) drives Debian's /usr/bin/chromium headless.
-APT_PACKAGES="jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel chromium chromium-driver ${EXTRA_APT_PACKAGES:-}"
+# LBSIM_BROWSER_TEST=1 in make test) drives Debian's /usr/bin/chromium headless. An image
+# that only serves notebooks (the Dockerfile) sets LBSIM_NO_BROWSER=1 to leave them out.
+BROWSER_PACKAGES="chromium chromium-driver"
+[ "${LBSIM_NO_BROWSER:-0}" = 1 ] && BROWSER_PACKAGES=""
+APT_PACKAGES="jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel $BROWSER_PACKAGES ${EXTRA_APT_PACKAGES:-}"
 # npm (for echarts) from Debian only when there is none (e.g. in the Docker image); a
 # Node.js installed some other way (NodeSource ships npm) is left alone.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES="$APT_PACKAGES nodejs npm"
