@@ -10,7 +10,7 @@ import (
 // (C_1, C_2, ...) directly. For exchangeable policies with homogeneous rates
 // this chain has the same law as the per-server one, and its cost per event
 // does not depend on N: only the number of occupied levels.
-func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*replication, error) {
+func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
 	policy := sc.Policy
 	if p, ok := policy.(Preparer); ok {
 		var err error
@@ -42,6 +42,10 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (
 	mark := obs.mark()
 	counts := func(i int) int64 { return occ.Count(i) }
 	var events int64
+	// As in runServers: the inverse rate and the arrival cut change only
+	// with C_1, and the engine's own draws come from src directly.
+	rate, invRate, rateBusy := 0.0, 0.0, int64(-1)
+	var cut arrivalCut
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
@@ -49,8 +53,19 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (
 			}
 		}
 		busy := occ.C[1]
-		rate := arr + mu*float64(busy)
-		next := t + r.ExpFloat64()/rate
+		if busy != rateBusy {
+			rateBusy = busy
+			rate = arr + mu*float64(busy)
+			invRate = 1 / rate
+			cut = newArrivalCut(arr / rate)
+		}
+		x := src.Uint64() // ziggurat from the low 40 bits, event kind from the top 24
+		zj, zi := uint32(x), uint8(x>>32)
+		e := float64(zj) * float64(zigWe[zi])
+		if zj >= zigKe[zi] {
+			e = expSlow(src, zj, zi, e)
+		}
+		next := t + e*invRate
 		if next >= mark {
 			if obs.crossing(next, counts, len(occ.C)-2) {
 				break
@@ -59,8 +74,7 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (
 		}
 		t = next
 		events++
-		u := r.Float64() * rate
-		if u < arr {
+		if cut.arrival(uint32(x>>40), src) {
 			l := router.JoinLevel(occ, r)
 			if l < 0 || l+1 >= len(occ.C) || occ.C[l] == occ.C[l+1] {
 				return nil, fmt.Errorf("policy %s: JoinLevel returned %d, but no server has that length", policy.Name(), l)
@@ -73,16 +87,15 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (
 			obs.arrive(l, 0, mu)
 			continue
 		}
-		k := int64((u - arr) / mu)
-		if k >= busy { // rounding at the top of the range
-			k = busy - 1
-		}
-		l := levelOfRank(occ, k)
+		// The departing server is uniform among the busy ones: rank k in the
+		// order by decreasing length.
+		l := levelOfRank(occ, int64(bounded64(src, uint64(busy))))
 		obs.change(l, occ.C[l], t)
 		occ.C[l]--
 	}
 	if err := check(sc.Horizon); err != nil {
 		return nil, err
 	}
+	obs.tally([]float64{mu})
 	return &replication{events: events, obs: obs, mus: []float64{mu}}, nil
 }

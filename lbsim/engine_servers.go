@@ -26,7 +26,13 @@ type tick func(t float64) error
 
 // runServers simulates one replication with every server's queue length: the
 // Markov chain of the lengths, one event (arrival or departure) at a time.
-func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*replication, error) {
+//
+// r is the replication's stream and src the PCG it is built on: policies draw
+// from r, and the engine draws its own numbers (event times and types, the
+// departing server, JSQ(2)'s pair) from src directly, which inlines and saves
+// an interface call per draw. Both advance the same generator, so a run is
+// still a deterministic function of the seed.
+func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
 	sys := sc.system()
 	policy := sc.Policy
 	if p, ok := policy.(Preparer); ok {
@@ -56,7 +62,12 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 	}
 	obs := newObserver(sc, len(mus))
 
-	// Initial state, before the clock starts.
+	// Initial state, before the clock starts. The two-bucket list is rebuilt
+	// afterwards if needed, in one sequential pass, rather than kept up to date
+	// by scattered swaps (unless the order is full).
+	if !s.full {
+		s.listed = false
+	}
 	place := func(j, l int) {
 		for range l {
 			obs.change(s.add(j)+1, 0, 0)
@@ -89,19 +100,45 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 			place(int(j), l)
 		}
 	}
+	// Homogeneous departures need the busy list only when few servers are
+	// busy (see the departure below); heterogeneous ones use the Fenwick tree.
+	if !s.listed && busy == nil && 2*int(s.cnt[1]) <= n {
+		s.relist()
+	}
 
 	var origins *aliasTable
 	needOrigin := usesOrigin(policy)
 	if needOrigin && sc.OriginWeights != nil {
 		origins = newAliasTable(sc.OriginWeights)
 	}
+	// JSQ(2) without replacement, the workhorse, has its own loop with
+	// homogeneous rates (loopJSQ2), and JSQ is dispatched inline: the same
+	// law as their Dispatch, without the interface calls, and with the
+	// engine's own draws.
+	p2, ok := policy.(*jsqd)
+	jsq2 := ok && p2.d == 2 && p2.sampling == WithoutReplacement && n >= 2
+	_, jsqAll := policy.(jsqPolicy)
+	length := s.length
+	ahead := newAheadDraws(src, length, jsq2)
 
 	arr := sc.Lambda * float64(n)
 	t := 0.0
 	mark := obs.mark()
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
+	if jsq2 && busy == nil {
+		var err error
+		if events, err = loopJSQ2(s, obs, src, ahead, arr, mu, check); err != nil {
+			return nil, err
+		}
+		if err := check(sc.Horizon); err != nil {
+			return nil, err
+		}
+		obs.tally(mus)
+		return &replication{events: events, obs: obs, mus: mus}, nil
+	}
 	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
+	var cut arrivalCut
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
@@ -118,8 +155,18 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 				rate = arr + busy.rate()
 			}
 			invRate = 1 / rate
+			cut = newArrivalCut(arr / rate)
 		}
-		next := t + r.ExpFloat64()*invRate
+		// Exponential holding time: the fast path of the ziggurat in
+		// expFloat64, written out so that it inlines. It uses the low 40
+		// bits of x; the top 24 decide the kind of event (arrivalCut).
+		x := src.Uint64()
+		zj, zi := uint32(x), uint8(x>>32)
+		e := float64(zj) * float64(zigWe[zi])
+		if zj >= zigKe[zi] {
+			e = expSlow(src, zj, zi, e)
+		}
+		next := t + e*invRate
 		if next >= mark {
 			if obs.crossing(next, counts, s.levels()) {
 				break
@@ -128,23 +175,37 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 		}
 		t = next
 		events++
-		u := r.Float64() * rate
-		if u < arr {
-			origin := -1
-			if needOrigin {
-				if origins != nil {
-					origin = origins.sample(r)
-				} else {
-					origin = int(r.Int32N(int32(n)))
+		if cut.arrival(uint32(x>>40), src) {
+			var j int
+			if jsqAll {
+				// jsqPolicy.Dispatch (RandomShortest in full order) from src.
+				m := length[s.perm[0]]
+				j = int(s.perm[boundedPCG(src, uint32(src.Uint64()), uint32(s.start[m+1]))])
+			} else {
+				origin := -1
+				if needOrigin {
+					if origins != nil {
+						origin = origins.sample(r)
+					} else {
+						origin = int(r.Int32N(int32(n)))
+					}
+				}
+				j = policy.Dispatch(s, origin, r)
+				if uint(j) >= uint(n) {
+					return nil, fmt.Errorf("policy %s: Dispatch returned server %d, want 0 <= server < %d", policy.Name(), j, n)
 				}
 			}
-			j := policy.Dispatch(s, origin, r)
-			if uint(j) >= uint(n) {
-				return nil, fmt.Errorf("policy %s: Dispatch returned server %d, want 0 <= server < %d", policy.Name(), j, n)
+			l := length[j]
+			obs.change(int(l)+1, int64(s.cnt[l+1]), t)
+			if l == 0 && s.listed || s.full || int(l)+2 == len(s.cnt) {
+				s.add(j)
+				if l == 0 && busy == nil && 2*int(s.cnt[1]) > n {
+					s.unlist() // rejection now finds a busy server in < 2 tries
+				}
+			} else { // the common case of s.add(j)
+				s.cnt[l+1]++
+				length[j] = l + 1
 			}
-			l := int(s.length[j])
-			obs.change(l+1, int64(s.cnt[l+1]), t)
-			s.add(j)
 			c := 0
 			rj := mu
 			if busy != nil {
@@ -154,29 +215,62 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, check tick) (*r
 				c = int(class[j])
 				rj = sc.Rates[j]
 			}
-			obs.arrive(l, c, rj)
+			obs.arrive(int(l), c, rj)
 			continue
 		}
+
+		// A departure from a uniformly random busy server (homogeneous rates).
+		// When at least half of the servers are busy, draw uniform servers
+		// until one is busy: each candidate costs one read of length (which
+		// was prefetched, see aheadDraws) where the busy list costs two
+		// scattered reads, and the first busy candidate is exactly uniform
+		// among busy servers. Otherwise the list is up to date (the list is
+		// dropped only above half busy and rebuilt below a quarter, so
+		// rejection never needs more than 4 tries on average) and gives one
+		// in a single draw.
 		var j int
-		if busy == nil {
-			k := int32((u - arr) / mu)
-			if k >= s.cnt[1] { // rounding at the top of the range
-				k = s.cnt[1] - 1
-			}
-			j = s.busyAt(k)
-		} else {
+		switch {
+		case busy != nil:
 			j = busy.sample(r)
+		case s.listed && 2*int(s.cnt[1]) < n:
+			x := src.Uint64()
+			j = int(s.perm[int(s.start[1])+int(boundedPCG(src, uint32(x), uint32(s.cnt[1])))])
+		default:
+			for {
+				// ahead.one(), written out so that it inlines.
+				if ahead.si%lookahead == 0 {
+					ahead.refillSingle()
+				}
+				j = int(ahead.single[ahead.si%(2*lookahead)])
+				ahead.si++
+				if length[j] > 0 {
+					break
+				}
+			}
 		}
-		l := int(s.length[j])
-		obs.change(l, int64(s.cnt[l]), t)
-		s.remove(j)
-		if l == 1 && busy != nil {
-			busy.setIdle(j)
+		l := length[j]
+		obs.change(int(l), int64(s.cnt[l]), t)
+		if l == 1 && s.listed || s.full {
+			s.remove(j)
+		} else { // the common case of s.remove(j)
+			s.cnt[l]--
+			length[j] = l - 1
+		}
+		if l == 1 {
+			if busy != nil {
+				busy.setIdle(j)
+			} else if !s.listed && 4*int(s.cnt[1]) < n {
+				// Rejection would take more than 4 tries: rebuild the list.
+				// Since it was dropped at least n/4 departures ago, this costs
+				// O(1) per event amortised.
+				s.relist()
+			}
 		}
 	}
 	if err := check(sc.Horizon); err != nil {
 		return nil, err
 	}
+	obs.tally(mus)
 	return &replication{events: events, obs: obs, mus: mus}, nil
 }
 
@@ -203,4 +297,103 @@ func rateClasses(rates []float64) ([]int32, []float64) {
 		class[j] = c
 	}
 	return class, mus
+}
+
+// loopJSQ2 is the event loop of runServers specialised to JSQ(2) without
+// replacement and homogeneous rates mu: the same steps, minus the branches for
+// other policies and rates, with the pair of servers drawn ahead (aheadDraws)
+// and compared inline. Ties go to the first server drawn, as in jsqd.Dispatch.
+// Without the other cases the loop's variables fit in registers, which is
+// worth about 10% at every N.
+func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu float64, check tick) (int64, error) {
+	length := s.length
+	n := len(length)
+	t := 0.0
+	mark := obs.mark()
+	counts := func(i int) int64 { return int64(s.Count(i)) }
+	var events int64
+	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
+	var cut arrivalCut
+	for {
+		if events&(checkEvery-1) == 0 {
+			if err := check(t); err != nil {
+				return 0, err
+			}
+		}
+		if s.cnt[1] != rateBusy {
+			rateBusy = s.cnt[1]
+			rate = arr + mu*float64(rateBusy)
+			invRate = 1 / rate
+			cut = newArrivalCut(arr / rate)
+		}
+		x := src.Uint64() // ziggurat and arrivalCut, as in runServers
+		zj, zi := uint32(x), uint8(x>>32)
+		e := float64(zj) * float64(zigWe[zi])
+		if zj >= zigKe[zi] {
+			e = expSlow(src, zj, zi, e)
+		}
+		next := t + e*invRate
+		if next >= mark {
+			if obs.crossing(next, counts, s.levels()) {
+				break
+			}
+			mark = obs.mark()
+		}
+		t = next
+		events++
+		if cut.arrival(uint32(x>>40), src) {
+			// ahead.pair(), written out so that it inlines.
+			if ahead.pi%lookahead == 0 {
+				ahead.refillPairs()
+			}
+			v := ahead.pairs[ahead.pi%(2*lookahead)]
+			ahead.pi++
+			a, b := int(uint32(v)), int(v>>32)
+			j := a
+			if length[b] < length[a] {
+				j = b
+			}
+			l := length[j]
+			obs.change(int(l)+1, int64(s.cnt[l+1]), t)
+			if l == 0 && s.listed || int(l)+2 == len(s.cnt) {
+				s.add(j)
+				if l == 0 && 2*int(s.cnt[1]) > n {
+					s.unlist()
+				}
+			} else { // the common case of s.add(j)
+				s.cnt[l+1]++
+				length[j] = l + 1
+			}
+			obs.arrive(int(l), 0, mu)
+			continue
+		}
+		var j int // the departing server, as in runServers
+		if s.listed && 2*int(s.cnt[1]) < n {
+			x := src.Uint64()
+			j = int(s.perm[int(s.start[1])+int(boundedPCG(src, uint32(x), uint32(s.cnt[1])))])
+		} else {
+			for {
+				if ahead.si%lookahead == 0 {
+					ahead.refillSingle()
+				}
+				j = int(ahead.single[ahead.si%(2*lookahead)])
+				ahead.si++
+				if length[j] > 0 {
+					break
+				}
+			}
+		}
+		l := length[j]
+		obs.change(int(l), int64(s.cnt[l]), t)
+		if l == 1 && s.listed {
+			s.remove(j)
+		} else { // the common case of s.remove(j)
+			s.cnt[l]--
+			length[j] = l - 1
+		}
+		if l == 1 && !s.listed && 4*int(s.cnt[1]) < n {
+			s.relist()
+		}
+	}
+	return events, nil
 }

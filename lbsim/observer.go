@@ -5,13 +5,14 @@ package lbsim
 // cost O(1) per event: the integral of C_i is brought up to date only when C_i
 // changes.
 type observer struct {
-	n                float64
-	warmup, horizon  float64
-	averaging        bool      // the clock has passed the warmup
-	area             []float64 // area[i]: integral of C_i since max(warmup, start)
-	last             []float64 // last[i]: time area[i] was brought up to date
-	sojournSum       float64   // sum of expected sojourns (l+1)/mu of counted arrivals
-	arrivals, waited int64     // counted arrivals; those that joined a busy server
+	n               float64
+	warmup, horizon float64
+	averaging       bool // the clock has passed the warmup
+	// lv[i] holds the integral of C_i since max(warmup, start) and the time it
+	// was brought up to date, side by side: change touches one cache line.
+	lv               []levelArea
+	sojournSum       float64 // sum of expected sojourns (l+1)/mu of counted arrivals
+	arrivals, waited int64   // counted arrivals; those that joined a busy server
 	// seen[c][l] counts counted arrivals that joined a queue of length l at a
 	// server of rate class c (nil when there are too many classes).
 	seen    [][]int64
@@ -22,13 +23,14 @@ type observer struct {
 	gridOut int         // number of grid points to record
 }
 
+type levelArea struct{ area, last float64 }
+
 func newObserver(sc *Scenario, classes int) *observer {
 	o := &observer{
 		n:       float64(sc.Servers),
 		warmup:  sc.Warmup,
 		horizon: sc.Horizon,
-		area:    make([]float64, 2, 64),
-		last:    make([]float64, 2, 64),
+		lv:      make([]levelArea, 2, 64),
 		grid:    sc.Grid,
 	}
 	if classes > 0 {
@@ -69,39 +71,40 @@ func (o *observer) crossing(until float64, counts func(i int) int64, levels int)
 	}
 	if !o.averaging && o.warmup < until {
 		o.averaging = true
-		for i := range o.area {
-			o.area[i], o.last[i] = 0, o.warmup
+		for i := range o.lv {
+			o.lv[i] = levelArea{area: 0, last: o.warmup}
 		}
 	}
 	if until < o.horizon {
 		return false
 	}
-	for i := 1; i < len(o.area); i++ {
-		o.area[i] += float64(counts(i)) * (o.horizon - o.last[i])
-		o.last[i] = o.horizon
+	for i := 1; i < len(o.lv); i++ {
+		o.lv[i].area += float64(counts(i)) * (o.horizon - o.lv[i].last)
+		o.lv[i].last = o.horizon
 	}
 	return true
 }
 
 // change records that C_i, whose value was c, changes at time t.
 func (o *observer) change(i int, c int64, t float64) {
-	if i >= len(o.area) {
+	if i >= len(o.lv) {
 		o.grow(i)
 	}
-	o.area[i] += float64(c) * (t - o.last[i])
-	o.last[i] = t
+	a := &o.lv[i]
+	a.area += float64(c) * (t - a.last)
+	a.last = t
 }
 
 func (o *observer) grow(i int) {
-	for len(o.area) <= i {
-		o.area = append(o.area, 0)
+	for len(o.lv) <= i {
 		// A new level had count 0 until now, so its start time does not matter.
-		o.last = append(o.last, o.warmup)
+		o.lv = append(o.lv, levelArea{area: 0, last: o.warmup})
 	}
 }
 
 // arrive records a task that joins a queue of length l at a server of rate mu
-// and class c, if the warmup is over.
+// and class c, if the warmup is over. With rate classes tracked it only counts
+// the arrival in seen, and tally derives the totals from those counts.
 func (o *observer) arrive(l int, c int, mu float64) {
 	if l >= o.maxLen {
 		o.maxLen = l + 1
@@ -109,27 +112,54 @@ func (o *observer) arrive(l int, c int, mu float64) {
 	if !o.averaging {
 		return
 	}
+	if o.seen != nil {
+		s := o.seen[c]
+		if l >= len(s) {
+			s = o.growSeen(c, l)
+		}
+		s[l]++
+		return
+	}
 	o.arrivals++
 	if l > 0 {
 		o.waited++
 	}
 	o.sojournSum += float64(l+1) / mu
-	if o.seen != nil {
-		s := o.seen[c]
-		for l >= len(s) {
-			s = append(s, 0)
+}
+
+func (o *observer) growSeen(c, l int) []int64 {
+	s := o.seen[c]
+	for l >= len(s) {
+		s = append(s, 0)
+	}
+	o.seen[c] = s
+	return s
+}
+
+// tally sets arrivals, waited and sojournSum from the counts in seen, whose
+// classes have service rates mus, at the end of a replication.
+func (o *observer) tally(mus []float64) {
+	if o.seen == nil {
+		return
+	}
+	o.arrivals, o.waited, o.sojournSum = 0, 0, 0
+	for c, counts := range o.seen {
+		for l, k := range counts {
+			o.arrivals += k
+			if l > 0 {
+				o.waited += k
+			}
+			o.sojournSum += float64(k) * float64(l+1) / mus[c]
 		}
-		s[l]++
-		o.seen[c] = s
 	}
 }
 
 // occupancy returns the time-average q_i, i = 1.., over [warmup, horizon].
 func (o *observer) occupancy() []float64 {
-	q := make([]float64, 0, len(o.area))
+	q := make([]float64, 0, len(o.lv))
 	span := (o.horizon - o.warmup) * o.n
-	for i := 1; i < len(o.area); i++ {
-		q = append(q, o.area[i]/span)
+	for i := 1; i < len(o.lv); i++ {
+		q = append(q, o.lv[i].area/span)
 	}
 	for len(q) > 0 && q[len(q)-1] == 0 {
 		q = q[:len(q)-1]

@@ -248,6 +248,28 @@ func binomial(n, k int) float64 {
 func (p *jsqd) JoinLevel(occ *Occupancy, r *rand.Rand) int {
 	u := r.Float64()
 	l := 0
+	if p.sampling == WithoutReplacement && p.d <= maxRejectionD {
+		// tailMin(C_i) > u written as C_i (C_i - 1) ... (C_i - d + 1) >
+		// u N (N - 1) ... (N - d + 1): d multiplications per level and no
+		// division. (A product is 0 when C_i < d, as tailMin is; for d <= 16
+		// and any int64 N it stays far below the float64 range.)
+		n, d := occ.N, int64(p.d)
+		x := u
+		for k := range d {
+			x *= float64(n - k)
+		}
+		for l+1 < len(occ.C) {
+			c, g := occ.C[l+1], 1.0
+			for k := range d {
+				g *= float64(c - k)
+			}
+			if g <= x {
+				break
+			}
+			l++
+		}
+		return l
+	}
 	for l+1 < len(occ.C) && p.tailMin(occ, occ.C[l+1]) > u {
 		l++
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -57,7 +58,8 @@ func Run(ctx context.Context, sc Scenario) (*Result, error) {
 					prog.report(k, t)
 					return nil
 				}
-				reps[k], errs[k] = simulate(ctx, &sc, Stream(sc.Seed, uint64(k)), check)
+				src := streamSource(sc.Seed, uint64(k))
+				reps[k], errs[k] = simulate(ctx, &sc, rand.New(src), src, check)
 				if errs[k] != nil {
 					cancel()
 				} else {

@@ -13,16 +13,28 @@ import "math/rand/v2"
 // shortest server is O(1) too. Either way an arrival or a departure moves one
 // server across at most one bucket boundary with a single swap. Memory is 12
 // bytes per server plus O(levels).
+//
+// The two-bucket list is maintained lazily, because for policies that only read
+// lengths (JSQ(d)) keeping it costs two cache misses per idle<->busy transition
+// and two thirds of the cache footprint. While listed is false, perm, pos and
+// start[1] are stale; RandomIdle rebuilds them in O(N) and marks the list
+// sticky, so a policy that uses it gets it maintained from then on. The engine
+// drops a non-sticky list when more than half of the servers are busy (a
+// uniformly random busy server is then found by rejection, at most 2 tries on
+// average) and rebuilds it when fewer than a quarter are, which bounds the
+// rebuild cost to O(1) amortised per event (see runServers).
 type State struct {
 	length []int32 // queue length of each server, including the task in service
 	perm   []int32 // idle servers first (sorted by length in full order)
 	pos    []int32 // pos[j] is the index of server j in perm
 	// start[L] is the index in perm of the first server with length >= L, for
 	// L = 0, 1 (and every level in full order); the last entry is N.
-	start []int32
-	cnt   []int32 // cnt[i] = C_i; cnt[0] = N; one trailing zero
-	full  bool    // keep perm sorted by length
-	sys   System
+	start  []int32
+	cnt    []int32 // cnt[i] = C_i; cnt[0] = N; one trailing zero
+	full   bool    // keep perm sorted by length (implies listed and sticky)
+	listed bool    // perm, pos and start[1] are up to date
+	sticky bool    // a policy has used the idle list: never drop it
+	sys    System
 }
 
 // A ShortestOrderUser is a Policy that calls State.RandomShortest or
@@ -41,6 +53,8 @@ func newState(sys System, fullOrder bool) *State {
 		start:  []int32{0, int32(n), int32(n)},
 		cnt:    make([]int32, 2, 64),
 		full:   fullOrder,
+		listed: true,
+		sticky: fullOrder,
 		sys:    sys,
 	}
 	s.cnt[0] = int32(n)
@@ -75,14 +89,20 @@ func (s *State) Count(i int) int {
 }
 
 // Idle returns the number of idle servers.
-func (s *State) Idle() int { return int(s.start[1]) }
+func (s *State) Idle() int { return len(s.length) - int(s.cnt[1]) }
 
 // RandomIdle returns a uniformly random idle server, or -1 if none is idle.
+// It is O(1), except that the first call in a replication may take O(N): the
+// engine keeps the idle list only for policies that use it (see State).
 func (s *State) RandomIdle(r *rand.Rand) int {
-	idle := s.start[1]
+	idle := int32(len(s.length)) - s.cnt[1]
 	if idle == 0 {
 		return -1
 	}
+	if !s.listed {
+		s.relist()
+	}
+	s.sticky = true
 	return int(s.perm[r.Int32N(idle)])
 }
 
@@ -148,6 +168,7 @@ func (s *State) Lengths() []int {
 func (s *State) levels() int { return len(s.cnt) - 1 }
 
 // add puts one task at server j and returns its length before the arrival.
+// (The engine inlines the common case: no new level and no list to update.)
 func (s *State) add(j int) int {
 	l := s.length[j]
 	if int(l)+2 == len(s.cnt) {
@@ -158,7 +179,7 @@ func (s *State) add(j int) int {
 	}
 	s.cnt[l+1]++
 	s.length[j] = l + 1
-	if l == 0 || s.full {
+	if l == 0 && s.listed || s.full {
 		// Move j to the last slot of bucket l, then shrink bucket l by one.
 		k := s.start[l+1] - 1
 		pj := s.pos[j]
@@ -170,12 +191,13 @@ func (s *State) add(j int) int {
 	return int(l)
 }
 
-// remove takes one task from busy server j and returns its length before the departure.
+// remove takes one task from busy server j and returns its length before the
+// departure. (The engine inlines the common case: no list to update.)
 func (s *State) remove(j int) int {
 	l := s.length[j]
 	s.cnt[l]--
 	s.length[j] = l - 1
-	if l == 1 || s.full {
+	if l == 1 && s.listed || s.full {
 		// Move j to the first slot of bucket l, then grow bucket l-1 by one.
 		k := s.start[l]
 		pj := s.pos[j]
@@ -187,5 +209,26 @@ func (s *State) remove(j int) int {
 	return int(l)
 }
 
-// randomBusy returns the busy server at rank k in [0, C_1) of the busy list.
-func (s *State) busyAt(k int32) int { return int(s.perm[s.start[1]+k]) }
+// relist rebuilds the two-bucket list from the lengths: idle servers first.
+func (s *State) relist() {
+	idle, busy := int32(0), int32(len(s.length))
+	for j, l := range s.length {
+		k := idle
+		if l > 0 {
+			busy--
+			k = busy
+		} else {
+			idle++
+		}
+		s.perm[k], s.pos[j] = int32(j), k
+	}
+	s.start[1] = idle
+	s.listed = true
+}
+
+// unlist stops maintaining the two-bucket list unless a policy uses it.
+func (s *State) unlist() {
+	if !s.sticky {
+		s.listed = false
+	}
+}

@@ -9,6 +9,18 @@ import (
 func checkState(t *testing.T, s *State) {
 	t.Helper()
 	n := s.N()
+	if s.Idle() != n-s.Count(1) {
+		t.Fatalf("Idle = %d with C_1 = %d of %d", s.Idle(), s.Count(1), n)
+	}
+	if !s.listed {
+		// Only the lengths and counts are maintained.
+		if s.full || s.sticky {
+			t.Fatalf("list dropped with full = %v, sticky = %v", s.full, s.sticky)
+		}
+		s = &State{length: s.length, cnt: s.cnt, perm: make([]int32, n), pos: make([]int32, n),
+			start: []int32{0, 0, int32(n)}, sys: s.sys}
+		s.relist()
+	}
 	for j := range n {
 		if s.perm[s.pos[j]] != int32(j) {
 			t.Fatalf("pos/perm inconsistent at server %d", j)
@@ -76,4 +88,45 @@ func TestStateInvariants(t *testing.T) {
 		}
 		checkState(t, s)
 	}
+}
+
+// The two-bucket list may be dropped and rebuilt at any time (the engine does
+// so as the number of busy servers crosses N/2 and N/4); RandomIdle rebuilds
+// it when needed and keeps it from then on.
+func TestLazyList(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	s := newState(System{N: 17}, false)
+	for step := range 20000 {
+		j := r.IntN(17)
+		if s.Len(j) > 0 && r.IntN(2) == 0 {
+			s.remove(j)
+		} else {
+			s.add(j)
+		}
+		switch r.IntN(50) {
+		case 0:
+			s.unlist()
+		case 1:
+			s.relist()
+		}
+		if step%31 == 0 {
+			checkState(t, s)
+		}
+	}
+	s.unlist()
+	if s.listed {
+		t.Fatal("unlist kept the list of a state no policy has used")
+	}
+	for s.Len(3) > 0 {
+		s.remove(3)
+	}
+	j := s.RandomIdle(r)
+	if j < 0 || s.Len(j) != 0 || !s.listed || !s.sticky {
+		t.Fatalf("RandomIdle gave %d (length %d), listed %v, sticky %v", j, s.Len(j), s.listed, s.sticky)
+	}
+	s.unlist()
+	if !s.listed {
+		t.Fatal("unlist dropped a list a policy uses")
+	}
+	checkState(t, s)
 }
