@@ -86,7 +86,17 @@ func (c *Chart) HTML() string {
     }
     if (el.getAttribute("data-lbsim-drawn")) { return; }
     var chart = window.echarts.init(el, null, {renderer: "canvas"});
-    chart.setOption(%s);
+    var option = %s;
+    // Log axes: plain tick labels in [0.001, 10^4], 1e-9 style beyond (a long
+    // decimal would be clipped at the chart's edge).
+    [].concat(option.xAxis || [], option.yAxis || []).forEach(function (a) {
+      if (a.type === "log" && a.axisLabel && !a.axisLabel.formatter) {
+        a.axisLabel.formatter = function (v) {
+          return (v >= 1e-3 && v <= 1e4) ? String(+v.toPrecision(3)) : v.toExponential(0);
+        };
+      }
+    });
+    chart.setOption(option);
     el.setAttribute("data-lbsim-drawn", "1");
     window.addEventListener("resize", function () { chart.resize(); });
   }
