@@ -3,6 +3,7 @@
 //
 //	lbsim run [FILE.json|-] [flags]     simulate one scenario, print a JSON result
 //	lbsim exact [FILE.json|-] [flags]   solve a small system exactly, print JSON
+//	lbsim meanfield [FILE.json|-] [flags]  mean-field ODE path and fixed point, JSON
 //	lbsim version                       print the version
 //	lbsim help [COMMAND]                explain a command
 //
@@ -55,6 +56,7 @@ type command struct {
 var commands = []command{
 	{"run", "simulate one scenario and print the result as JSON", runCommand, runHelp},
 	{"exact", "solve a small system exactly and print the result as JSON", exactCommand, exactHelp},
+	{"meanfield", "integrate the mean-field ODE and print its path and fixed point as JSON", meanfieldCommand, meanfieldHelp},
 	{"version", "print the version of lbsim", versionCommand, versionHelp},
 	{"help", "explain a command", nil, nil},
 }
@@ -97,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd := lookup(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are run, exact, version and help (see lbsim help)\n", name)
+		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are run, exact, meanfield, version and help (see lbsim help)\n", name)
 		return exitUsage
 	}
 	err := cmd.run(ctx, rest, stdin, stdout, stderr)
@@ -142,7 +144,7 @@ func helpCommand(args []string, stdout, stderr io.Writer) int {
 			cmd.help(stdout)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "lbsim help: unknown command %q; the commands are run, exact, version and help\n", args[0])
+		fmt.Fprintf(stderr, "lbsim help: unknown command %q; the commands are run, exact, meanfield, version and help\n", args[0])
 	default:
 		fmt.Fprintf(stderr, "lbsim help: too many arguments; usage: lbsim help [COMMAND]\n")
 	}

@@ -45,6 +45,46 @@
 // (1 - sqrt(lambda))^2, so at lambda = 0.9 it takes t of several thousand to
 // settle to 1e-6 where JSQ(2) takes t ~ 200.
 //
+// # JSQ and JIQ fluid limits
+//
+// JSQDrift (JSQ, and JSQ(d(N)) with d(N) -> infinity), JIQDrift and
+// JIQdDrift route arrivals by a rule that switches when a level becomes full
+// (q_i = 1): servers emptied at the boundary are refilled by a fraction
+// p = min(1, (q_m - q_{m+1})/lambda) of the arrivals and only the excess
+// moves on, which is the projection of the drift onto q_m <= 1 (fluid.go
+// derives it). The drifts are the exact piecewise functions; the adaptive
+// integrator shortens its steps at the switching times, and a path may
+// overshoot 1 by about the integration tolerance (4e-8 at the Trajectory
+// defaults; Path.OrderViolation reports it). The total arrival rate is
+// conserved, so d/dt sum_i q_i = lambda - q_1; the tests check this along
+// the solution to 1e-7. For lambda < 1 all three have the fixed point
+// (lambda, 0, 0, ...).
+//
+// # Heterogeneous servers
+//
+// HeterogeneousJSQdDrift is JSQ(d) with replacement over classes of servers
+// with fractions gamma_c and rates mu_c, on the flat state q[c*K + i - 1] =
+// q_{c,i} (fraction of all servers that are of class c with at least i
+// tasks). At its fixed point sum_c mu_c q_{c,1} = lambda.
+//
+// # Fixed points and metrics
+//
+// FixedPoint solves drift(q) = 0 for any System by damped Newton with a
+// central finite-difference Jacobian (gonum diff/fd) and LU solves (gonum
+// mat), falling back to integration to stationarity followed by a Newton
+// polish; it reports the residual max_i |drift_i(q)|. It reproduces the
+// JSQ(d) closed form to about 1e-15. MeanTasks, MeanSojourn (Little's law)
+// and WaitProbability (q_1^d) evaluate an occupancy vector.
+//
+// # Diffusion limit
+//
+// SimulateJSQDiffusion simulates the Halfin-Whitt diffusion limit of JSQ
+// (Eschenfeldt and Gamarnik 2018) by Euler-Maruyama with reflection by
+// projection, seeded, returning time averages, histograms and a sampled
+// path. E[Qbar_1] = -beta holds exactly in the scheme; other quantities have
+// an O(sqrt(dt)) discretisation bias that is large in practice (about 0.08
+// for E[Qbar_2] at beta = 1, dt = 0.01; see the function's documentation).
+//
 // # The integrator
 //
 // Integrate is an explicit adaptive Runge-Kutta solver for y' = f(t, y): the
