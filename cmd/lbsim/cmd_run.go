@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	kh "github.com/lbsim/notebooks/kernelhelpers"
 	"github.com/lbsim/notebooks/lbsim"
 )
 
@@ -17,6 +18,8 @@ type runConfig struct {
 	lbsim.Spec
 	// Trajectory is the CSV file for the occupancy trajectory (needs Grid > 0).
 	Trajectory string `json:"trajectory,omitempty"`
+	// Plot is a standalone HTML page with the occupancy charts and a table.
+	Plot string `json:"plot,omitempty"`
 	// Progress reports progress on stderr.
 	Progress bool `json:"progress,omitempty"`
 	// Workers is the number of replications simulated at once (0: one per core).
@@ -43,6 +46,8 @@ func runFlags(c *runConfig) *flags {
 		"horizon/DT at most 1e7; default 0: no trajectory)", floatValue(&c.Grid))
 	f.add("trajectory", "FILE.csv", "write the recorded trajectory (needs --grid) to FILE.csv, with columns "+
 		"time,q1,...,qK,q1_ci95,...,qK_ci95", stringValue(&c.Trajectory))
+	f.add("plot", "FILE.html", "write a standalone HTML page (echarts inline, works offline) with the "+
+		"stationary occupancy, the trajectory when --grid is given, and a results table", stringValue(&c.Plot))
 	f.add("progress", "", "report progress (fraction done, ETA) on stderr", boolValue(&c.Progress))
 	f.add("workers", "W", "replications simulated at once (>= 0; default 0: one per core)", intValue(&c.Workers))
 	return f
@@ -110,6 +115,15 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 
+	if cfg.Plot != "" {
+		if st, err := os.Stat(filepath.Dir(cfg.Plot)); err != nil || !st.IsDir() {
+			return failure(fmt.Errorf("plot = %q: its directory does not exist", cfg.Plot))
+		}
+		if _, err := kh.EchartsPath(); err != nil {
+			return failure(fmt.Errorf("plot = %q: %w", cfg.Plot, err))
+		}
+	}
+
 	sc.Workers = cfg.Workers
 	var prog *progressPrinter
 	if cfg.Progress {
@@ -132,8 +146,31 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return failure(err)
 		}
 	}
+	if cfg.Plot != "" {
+		if err := writePlot(cfg.Plot, res); err != nil {
+			return failure(err)
+		}
+	}
 	if _, err := stdout.Write(append(out, '\n')); err != nil {
 		return failure(err)
+	}
+	return nil
+}
+
+// writePlot writes the standalone page of --plot: P(queue >= i) on a log axis,
+// q_i(t) with its band when a trajectory was recorded, and the results table.
+func writePlot(path string, res *lbsim.Result) error {
+	title := fmt.Sprintf("lbsim run: %s, N = %d, lambda = %g", res.Policy, res.Scenario.Servers, res.Scenario.Lambda)
+	items := []kh.Item{
+		kh.Stationary([]kh.Curve{{Name: res.Policy, Values: res.Occupancy}}, nil, kh.Title("P(queue >= i)")),
+	}
+	if res.Trajectory != nil {
+		items = append(items, kh.Trajectory(res.Trajectory, kh.Title("q_i(t)")))
+	}
+	items = append(items, kh.ResultsTable([]*lbsim.Result{res}))
+	if err := kh.WriteHTML(path, title, items...); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("plot = %q: %w", path, err)
 	}
 	return nil
 }

@@ -467,3 +467,30 @@ func TestListSyntax(t *testing.T) {
 		t.Errorf("ints: %v, %v", ints, err)
 	}
 }
+
+// --plot writes a standalone page with the echarts bundle inline once, one
+// chart per view (two with a trajectory), and the results table.
+func TestPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plot.html")
+	runJSON(t, "run", "--servers", "100", "--lambda", "0.9", "--policy", "jsqd", "--horizon", "20",
+		"--grid", "1", "--replications", "2", "--plot", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	if n := strings.Count(page, "data-lbsim-echarts="); n != 1 {
+		t.Errorf("the page holds the echarts bundle %d times, want 1", n)
+	}
+	if n := strings.Count(page, `class="lbsim-chart"`); n != 2 {
+		t.Errorf("%d charts, want 2 (occupancy and trajectory)", n)
+	}
+	if !strings.Contains(page, "jsqd(d=2,without)") {
+		t.Error("the page does not name the policy")
+	}
+	code, stdout, stderr := cli(t, context.Background(), "run", "--servers", "10", "--lambda", "0.5",
+		"--policy", "jsq", "--plot", filepath.Join(t.TempDir(), "missing", "p.html"))
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "plot") {
+		t.Errorf("plot into a missing directory: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
