@@ -1,0 +1,174 @@
+package graph
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	gonumgraph "gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/encoding/dot"
+	"gonum.org/v1/gonum/graph/simple"
+)
+
+// ReadEdgeList reads a graph in edge-list form: one edge per line, two
+// 0-based vertex ids separated by white space; '#' starts a comment (to the end
+// of the line) and blank lines are skipped. With n < 0 the number of vertices
+// is the largest id plus one (so trailing isolated vertices are lost: pass n
+// to keep them). Duplicate edges are merged and self-loops dropped, as in a
+// Builder. Errors name the line.
+func ReadEdgeList(r io.Reader, n int) (*Graph, error) {
+	b := NewBuilder(n)
+	if b.err != nil {
+		return nil, b.err
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := sc.Text()
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s = s[:i]
+		}
+		f := strings.Fields(s)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 {
+			return nil, fmt.Errorf("graph: edge list line %d: want two vertex ids, got %d fields", line, len(f))
+		}
+		var ids [2]int
+		for i, x := range f {
+			v, err := strconv.ParseUint(x, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("graph: edge list line %d: bad vertex id %q", line, x)
+			}
+			ids[i] = int(v)
+		}
+		if err := b.check(ids[0], ids[1], func() string { return fmt.Sprintf("edge list line %d: edge", line) }); err != nil {
+			return nil, err
+		}
+		b.us = append(b.us, uint32(ids[0]))
+		b.vs = append(b.vs, uint32(ids[1]))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("graph: edge list line %d: %w", line+1, err)
+	}
+	return b.Build()
+}
+
+// WriteEdgeList writes g as an edge list: a comment line with the numbers of
+// vertices and edges, then each edge {u, v} once as "u v" with u <= v, in
+// increasing order.
+func WriteEdgeList(w io.Writer, g *Graph) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# undirected graph: %d vertices, %d edges\n", g.N(), g.Edges())
+	buf := make([]byte, 0, 32)
+	err := g.eachEdge(func(u, v int) error {
+		buf = strconv.AppendInt(buf[:0], int64(u), 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, int64(v), 10)
+		buf = append(buf, '\n')
+		_, err := bw.Write(buf)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// eachEdge calls f(u, v), u <= v, once per edge in increasing order (also for
+// an implicit complete graph).
+func (g *Graph) eachEdge(f func(u, v int) error) error {
+	for u := 0; u < g.n; u++ {
+		if g.complete {
+			for v := u + 1; v < g.n; v++ {
+				if err := f(u, v); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		l := g.Neighbors(u)
+		i, _ := slices.BinarySearch(l, uint32(u))
+		for _, v := range l[i:] {
+			if err := f(u, int(v)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ToGonum returns g as a gonum simple.UndirectedGraph with nodes 0..N-1
+// (simple.Node(v)). Self-loops, which simple graphs cannot hold, are dropped.
+// An implicit complete graph is expanded: mind its size.
+func ToGonum(g *Graph) *simple.UndirectedGraph {
+	h := simple.NewUndirectedGraph()
+	for v := 0; v < g.n; v++ {
+		h.AddNode(simple.Node(v))
+	}
+	_ = g.eachEdge(func(u, v int) error {
+		if u != v {
+			h.SetEdge(simple.Edge{F: simple.Node(u), T: simple.Node(v)})
+		}
+		return nil
+	})
+	return h
+}
+
+// FromGonum converts a gonum undirected graph. If its node ids are exactly
+// 0..N-1, vertex v is node v; otherwise nodes are renumbered 0..N-1 in
+// increasing id order. ids[v] is the gonum id of vertex v (nil when no
+// renumbering was needed). Self-loops are dropped and parallel edges of
+// multigraphs merged.
+func FromGonum(h gonumgraph.Undirected) (g *Graph, ids []int64, err error) {
+	nodes := gonumgraph.NodesOf(h.Nodes())
+	n := len(nodes)
+	if n > MaxVertices {
+		return nil, nil, fmt.Errorf("graph: FromGonum: %d nodes exceed %d", n, MaxVertices)
+	}
+	all := make([]int64, n)
+	for i, x := range nodes {
+		all[i] = x.ID()
+	}
+	slices.Sort(all)
+	identity := n == 0 || (all[0] == 0 && all[n-1] == int64(n-1))
+	index := func(id int64) int { return int(id) }
+	if !identity {
+		ids = all
+		index = func(id int64) int {
+			i, _ := slices.BinarySearch(all, id)
+			return i
+		}
+	}
+	var us, vs []uint32
+	for _, id := range all {
+		u := index(id)
+		to := h.From(id)
+		for to.Next() {
+			v := index(to.Node().ID())
+			if u < v {
+				us = append(us, uint32(u))
+				vs = append(vs, uint32(v))
+			}
+		}
+	}
+	return fromPairs(n, us, vs, false), ids, nil
+}
+
+// WriteDOT writes g in Graphviz DOT format, as gonum's encoding/dot renders
+// ToGonum(g), with the given graph name.
+func WriteDOT(w io.Writer, g *Graph, name string) error {
+	b, err := dot.Marshal(ToGonum(g), name, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
