@@ -2,6 +2,7 @@
 #
 #   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
 #   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), then execute every notebooks/*.ipynb headless
+#   make reproduce  run every notebook in full mode; signed executed copies and HTML exports in outputs/
 #   make bench      Go benchmarks of ./lbsim/...
 #   make setup      only install (idempotent; also run by notebook and test)
 
@@ -18,10 +19,10 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Our tools first; Go from /usr/local/go/bin when it is not on PATH already.
 export PATH := $(CURDIR)/bin:$(PATH):/usr/local/go/bin
 
-.PHONY: help setup notebook test vet go-test notebooks nb-smoke bench clean
+.PHONY: help setup notebook test reproduce vet go-test notebooks nb-smoke bench clean
 
 help:
-	@sed -n '3,7s/^# *//p' Makefile
+	@sed -n '3,8s/^# *//p' Makefile
 
 setup:
 	@bash scripts/setup.sh
@@ -49,6 +50,10 @@ notebooks:
 # Checks the kernel/setup-cell mechanism alone, on a notebook that needs only gonum.
 nb-smoke: setup
 	bash scripts/run-notebooks.sh scripts/testdata-nb/*.ipynb
+
+# Full-mode runs (LBSIM_QUICK=0) take much longer than make test: minutes to hours.
+reproduce: setup
+	LBSIM_QUICK=0 NB_PUBLISH=1 NB_OUT_DIR=$(CURDIR)/outputs NB_TIMEOUT=36000 bash scripts/run-notebooks.sh
 
 bench:
 	go test -run '^$$' -bench . ./lbsim/...
