@@ -37,6 +37,29 @@ type Spec struct {
 	// Grid is the time step of the recorded trajectory (0: none).
 	Grid          float64 `json:"grid,omitempty"`
 	AllowUnstable bool    `json:"allow_unstable,omitempty"`
+
+	// The graph of the graph policies (neighbour-jsq, neighbour-jsqd); other
+	// policies reject these keys. See Spec.BuildGraph for their meaning.
+	//
+	// Topology is complete, er, regular, ring, torus, geometric, split or
+	// pendant; Graph is instead the path of an edge-list file.
+	Topology string `json:"topology,omitempty"`
+	// Degree is the mean degree of er, the degree k of regular, and the
+	// degree (even: degree/2 neighbours on each side) of ring.
+	Degree float64 `json:"degree,omitempty"`
+	// P is the edge probability of er (instead of degree).
+	P float64 `json:"p,omitempty"`
+	// Radius is the connection radius of geometric (unit torus).
+	Radius float64 `json:"radius,omitempty"`
+	// Split is the clique fraction c of split.
+	Split float64 `json:"split,omitempty"`
+	// Clique is the clique size of pendant.
+	Clique int `json:"clique,omitempty"`
+	// Graph is an edge-list file ("u v" per line, 0-based ids < servers).
+	Graph string `json:"graph,omitempty"`
+	// GraphSeed seeds the random topologies (er, regular, geometric); it
+	// defaults to Seed.
+	GraphSeed *uint64 `json:"graph_seed,omitempty"`
 }
 
 // A PolicyBuilder makes a policy from the policy fields of a Spec, or says which
@@ -71,6 +94,9 @@ func PolicyNames() []string {
 func init() {
 	noParams := func(name string, p Policy) PolicyBuilder {
 		return func(sp Spec) (Policy, error) {
+			if err := sp.noGraph(name); err != nil {
+				return nil, err
+			}
 			if sp.D != 0 {
 				return nil, fmt.Errorf("d = %d: policy %s takes no d", sp.D, name)
 			}
@@ -90,6 +116,9 @@ func init() {
 		return RoundRobin(), nil
 	})
 	RegisterPolicy("jsqd", func(sp Spec) (Policy, error) {
+		if err := sp.noGraph("jsqd"); err != nil {
+			return nil, err
+		}
 		s, err := parseSampling(sp.Sampling)
 		if err != nil {
 			return nil, err
@@ -97,11 +126,15 @@ func init() {
 		return JSQdSampling(sp.D, s), nil
 	})
 	RegisterPolicy("jiqd", func(sp Spec) (Policy, error) {
+		if err := sp.noGraph("jiqd"); err != nil {
+			return nil, err
+		}
 		if sp.Sampling != "" && sp.Sampling != "without" {
 			return nil, fmt.Errorf("sampling = %q: policy jiqd samples without replacement", sp.Sampling)
 		}
 		return JIQd(sp.D), nil
 	})
+	registerGraphPolicies()
 }
 
 func parseSampling(s string) (Sampling, error) {
@@ -115,7 +148,7 @@ func parseSampling(s string) (Sampling, error) {
 }
 
 // takesD lists the built-in policies whose d defaults to 2.
-var takesD = map[string]bool{"jsqd": true, "jiqd": true}
+var takesD = map[string]bool{"jsqd": true, "jiqd": true, "neighbour-jsqd": true}
 
 // WithDefaults returns sp with every absent optional field set to its default.
 func (sp Spec) WithDefaults() Spec {
@@ -154,6 +187,10 @@ func (sp Spec) WithDefaults() Spec {
 	}
 	if sp.Policy == "jsqd" && sp.Sampling == "" {
 		sp.Sampling = "without"
+	}
+	if takesGraph[sp.Policy] && sp.GraphSeed == nil && randomTopology[sp.Topology] && sp.Graph == "" {
+		s := *sp.Seed
+		sp.GraphSeed = &s
 	}
 	return sp
 }

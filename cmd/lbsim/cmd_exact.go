@@ -78,6 +78,9 @@ func exactPolicies() []string {
 	var names []string
 	for _, name := range lbsim.PolicyNames() {
 		sc, err := lbsim.Spec{Servers: 2, Lambda: 0.5, Policy: name}.Scenario()
+		if err != nil { // graph policies need a graph
+			sc, err = lbsim.Spec{Servers: 2, Lambda: 0.5, Policy: name, Topology: "complete"}.Scenario()
+		}
 		if _, ok := sc.Policy.(lbsim.ExactRouter); err == nil && ok {
 			names = append(names, name)
 		}
@@ -95,6 +98,14 @@ type exactScenario struct {
 	Sampling      string    `json:"sampling,omitempty"`
 	Rates         []float64 `json:"rates,omitempty"`
 	OriginWeights []float64 `json:"origin_weights,omitempty"`
+	Topology      string    `json:"topology,omitempty"`
+	Degree        float64   `json:"degree,omitempty"`
+	P             float64   `json:"p,omitempty"`
+	Radius        float64   `json:"radius,omitempty"`
+	Split         float64   `json:"split,omitempty"`
+	Clique        int       `json:"clique,omitempty"`
+	Graph         string    `json:"graph,omitempty"`
+	GraphSeed     *uint64   `json:"graph_seed,omitempty"`
 	AllowUnstable bool      `json:"allow_unstable,omitempty"`
 	Cap           int       `json:"cap"`
 	Tol           float64   `json:"tol"`
@@ -163,6 +174,8 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 		"scenario": exactScenario{
 			Servers: sp.Servers, Lambda: sp.Lambda, Policy: sp.Policy, D: sp.D, Sampling: sp.Sampling,
 			Rates: sp.Rates, OriginWeights: sp.OriginWeights, AllowUnstable: sp.AllowUnstable,
+			Topology: sp.Topology, Degree: sp.Degree, P: sp.P, Radius: sp.Radius, Split: sp.Split,
+			Clique: sp.Clique, Graph: sp.Graph, GraphSeed: sp.GraphSeed,
 			Cap: cfg.Cap, Tol: cfg.Tol, MaxStates: cfg.MaxStates,
 		},
 		"policy":                router.Name(),

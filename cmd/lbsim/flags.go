@@ -54,6 +54,21 @@ func (f *flags) scenarioFlags(sp *lbsim.Spec) {
 	f.add("origin-weights", "LIST", "relative rates at which tasks appear at each server (>= 0, not all 0; "+
 		"default uniform), N values in the syntax of --rates; used only by policies that use origins",
 		floatList(&sp.OriginWeights))
+	f.add("topology", "NAME", "graph of the graph policies neighbour-jsq and neighbour-jsqd (servers are "+
+		"vertices; a task joins the shortest queue among its origin and neighbours): complete, er, regular, ring, "+
+		"torus (servers = L*L), geometric, split or pendant; or give --graph", stringValue(&sp.Topology))
+	f.add("degree", "K", "mean degree of er (in (0, N-1]), degree of regular (integer in [1, N-1], N*K even), "+
+		"degree of ring (even integer in [2, N-1]: K/2 neighbours on each side)", floatValue(&sp.Degree))
+	f.add("p", "X", "edge probability of er, instead of --degree (in (0, 1])", floatValue(&sp.P))
+	f.add("radius", "R", "connection radius of geometric, on the unit torus (in (0, 0.7071])", floatValue(&sp.Radius))
+	f.add("split", "C", "clique fraction of split: round(C*N) servers form a clique joined to all others (in (0, 1])",
+		floatValue(&sp.Split))
+	f.add("clique", "M", "clique size of pendant; the other servers hang off it round-robin (in [1, N])",
+		intValue(&sp.Clique))
+	f.add("graph", "FILE", "edge-list file for the graph policies instead of --topology: \"u v\" per line, "+
+		"0-based ids below N, # comments", stringValue(&sp.Graph))
+	f.add("graph-seed", "S", "seed of the random topologies er, regular and geometric (an integer in [0, 2^64-1]; "+
+		"default: --seed)", optionalUint(&sp.GraphSeed))
 	f.add("allow-unstable", "", "allow lambda at or above the mean service rate (a finite-horizon transient "+
 		"run; for exact, a truncated chain with an explicit --cap)", boolValue(&sp.AllowUnstable))
 }
@@ -185,6 +200,16 @@ func checkGiven(sp lbsim.Spec, given map[string]bool) error {
 		return usageErr("lambda: missing; give --lambda X (a number > 0, below the mean service rate) or \"lambda\" in the scenario file")
 	case sp.D == 0 && given["d"]:
 		return usageErr("d = 0: must be between 1 and servers (%d); omit it for the default 2 of jsqd and jiqd", sp.Servers)
+	case sp.Degree == 0 && given["degree"]:
+		return usageErr("degree = 0: must be between 1 and servers-1 (%d)", sp.Servers-1)
+	case sp.P == 0 && given["p"]:
+		return usageErr("p = 0: must be an edge probability in (0, 1]")
+	case sp.Radius == 0 && given["radius"]:
+		return usageErr("radius = 0: must be in (0, 0.7071]")
+	case sp.Split == 0 && given["split"]:
+		return usageErr("split = 0: must be a clique fraction in (0, 1]")
+	case sp.Clique == 0 && given["clique"]:
+		return usageErr("clique = 0: must be between 1 and servers (%d)", sp.Servers)
 	case sp.Horizon == 0 && given["horizon"]:
 		return usageErr("horizon = 0: must be a finite time > 0; omit it for the default %g", lbsim.DefaultHorizon)
 	case sp.Replications == 0 && given["replications"]:

@@ -494,3 +494,73 @@ func TestPlot(t *testing.T) {
 		t.Errorf("plot into a missing directory: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+func TestRunTopology(t *testing.T) {
+	m := runJSON(t, "run", "--servers", "100", "--lambda", "0.9", "--policy", "neighbour-jsq", "--topology", "er",
+		"--degree", "20", "--horizon", "50", "--graph-seed", "7")
+	sc := m["scenario"].(map[string]any)
+	if sc["topology"] != "er" || sc["degree"] != 20.0 || sc["graph_seed"] != 7.0 {
+		t.Errorf("scenario %v", sc)
+	}
+	if !strings.HasPrefix(m["policy"].(string), "neighbour-jsq(topology=er,degree=20") {
+		t.Errorf("policy %v", m["policy"])
+	}
+	m = runJSON(t, "run", "--servers", "16", "--lambda", "0.7", "--policy", "neighbour-jsqd", "--topology", "torus",
+		"--horizon", "50")
+	if sc := m["scenario"].(map[string]any); sc["d"] != 2.0 || sc["graph_seed"] != nil {
+		t.Errorf("scenario %v: want d = 2 and no graph_seed for a torus", sc)
+	}
+	for _, args := range [][]string{
+		{"--topology", "ring", "--degree", "4"}, {"--topology", "regular", "--degree", "3"},
+		{"--topology", "er", "--p", "0.2"}, {"--topology", "geometric", "--radius", "0.3"},
+		{"--topology", "split", "--split", "0.1"}, {"--topology", "pendant", "--clique", "5"},
+		{"--topology", "complete"},
+	} {
+		runJSON(t, append([]string{"run", "--servers", "30", "--lambda", "0.6", "--policy", "neighbour-jsq",
+			"--horizon", "20"}, args...)...)
+	}
+	// The edge-list file, for run and exact.
+	path := writeFile(t, "path3.txt", "# the path on 3 vertices\n0 1\n1 2\n")
+	runJSON(t, "run", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", path, "--horizon", "100")
+	e := runJSON(t, "exact", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", path)
+	if e["scenario"].(map[string]any)["graph"] != path {
+		t.Errorf("exact scenario %v", e["scenario"])
+	}
+	runJSON(t, "exact", "--servers", "4", "--lambda", "0.6", "--policy", "neighbour-jsqd", "--topology", "ring", "--degree", "2")
+}
+
+func TestTopologyBadInput(t *testing.T) {
+	with := func(extra ...string) []string {
+		return append([]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "neighbour-jsq"}, extra...)
+	}
+	bad := writeFile(t, "bad.txt", "0 1\n1 x\n")
+	big := writeFile(t, "big.txt", "0 1\n1 12\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{with(), "topology: required for neighbour-jsq; one of complete, er, regular, ring, torus, geometric, split, pendant"},
+		{with("--topology", "tree"), `topology = "tree": unknown`},
+		{with("--topology", "er", "--degree", "0"), "degree = 0: must be between 1 and servers-1 (9)"},
+		{with("--topology", "er", "--degree", "10"), "degree = 10: the mean degree of er must be > 0 and at most servers-1 (9)"},
+		{with("--topology", "er", "--p", "0"), "p = 0: must be an edge probability"},
+		{with("--topology", "ring", "--degree", "3"), "degree = 3: must be an even integer"},
+		{with("--topology", "regular", "--degree", "3", "--servers", "9"), "servers*degree must be even"},
+		{with("--topology", "torus"), "servers = 10: topology torus needs servers to be a perfect square"},
+		{with("--topology", "geometric", "--radius", "2"), "radius = 2"},
+		{with("--topology", "split", "--split", "0"), "split = 0"},
+		{with("--topology", "pendant", "--clique", "11"), "clique = 11"},
+		{with("--topology", "ring", "--degree", "2", "--radius", "0.1"), "radius = 0.1: topology ring takes no radius"},
+		{with("--graph", filepath.Join(t.TempDir(), "none.txt")), "graph = "},
+		{with("--graph", bad), "line 2"},
+		{with("--graph", big), "out of range"},
+		{with("--graph-seed", "x", "--topology", "er", "--degree", "2"), "-graph-seed"},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd", "--topology", "ring"}, "topology = \"ring\": policy jsqd takes no topology"},
+		{[]string{"exact", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsqd", "--topology", "ring", "--degree", "4"}, "degree = 4"},
+	} {
+		code, stdout, stderr := cli(t, context.Background(), c.args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %.80q, stderr %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}

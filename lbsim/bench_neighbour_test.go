@@ -1,0 +1,79 @@
+package lbsim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim/graph"
+)
+
+// Graphs for the neighbour benchmarks, generated once per process outside the
+// timed part (the dense one takes seconds and about 1.5 GB).
+var (
+	benchGraphsMu sync.Mutex
+	benchGraphs   = map[string]*graph.Graph{}
+)
+
+func benchGraph(b *testing.B, name string, mk func(r *rand.Rand) (*graph.Graph, error)) *graph.Graph {
+	benchGraphsMu.Lock()
+	defer benchGraphsMu.Unlock()
+	if g, ok := benchGraphs[name]; ok {
+		return g
+	}
+	g, err := mk(rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGraphs[name] = g
+	return g
+}
+
+// benchNeighbour runs one replication of neighbour-jsq on g at lambda = 0.9,
+// started at the JSQ fluid point (q_1 = 0.9), long enough for about b.N
+// events, and reports events per second and neighbour inspections per second
+// (one core). An arrival at origin o inspects deg(o) + 1 lengths; origins are
+// uniform, so inspections = arrivals * (mean degree + 1), with arrivals =
+// events * lambda / (lambda + q_1) from the measured q_1 (arrival rate lambda
+// N, departure rate q_1 N).
+func benchNeighbour(b *testing.B, g *graph.Graph) {
+	const lambda = 0.9
+	n := g.N()
+	meanDeg := 2 * float64(g.Edges()) / float64(n)
+	rate := float64(n) * (lambda + lambda)
+	sc := Scenario{
+		Servers: n, Lambda: lambda, Policy: NeighbourJSQ(g), Engine: EngineServers,
+		Horizon: math.Max(float64(b.N)/rate, 1e-6), Warmup: NoWarmup,
+		InitOccupancy: []float64{lambda}, Workers: 1,
+	}
+	b.ResetTimer()
+	res, err := Run(context.Background(), sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sec := b.Elapsed().Seconds()
+	q1 := res.Occupancy[0]
+	arrivals := float64(res.Events) * lambda / (lambda + q1)
+	b.ReportMetric(float64(res.Events)/sec, "events/s")
+	b.ReportMetric(arrivals*(meanDeg+1)/sec, "inspections/s")
+	b.ReportMetric(meanDeg, "mean-degree")
+	b.ReportMetric(0, "ns/op")
+}
+
+// N = 10^5 on G(N, p) with mean degree sqrt(N) ln N (about 3640): the regime
+// where neighbour JSQ is asymptotically optimal (Mukherjee, Borst, van
+// Leeuwaarden and Whiting).
+func BenchmarkNeighbourJSQErdosRenyiN1e5(b *testing.B) {
+	const n = 100000
+	g := benchGraph(b, "er1e5", func(r *rand.Rand) (*graph.Graph, error) {
+		return graph.ErdosRenyiMeanDegree(n, math.Sqrt(n)*math.Log(n), r)
+	})
+	benchNeighbour(b, g)
+}
+
+func BenchmarkNeighbourJSQRegular10N1e5(b *testing.B) {
+	g := benchGraph(b, "reg10", func(r *rand.Rand) (*graph.Graph, error) { return graph.RandomRegular(100000, 10, r) })
+	benchNeighbour(b, g)
+}

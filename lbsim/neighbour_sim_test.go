@@ -1,0 +1,282 @@
+package lbsim_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/exact"
+	"github.com/lbsim/notebooks/lbsim/graph"
+)
+
+func edges(t testing.TB, n int, es ...[2]int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(n)
+	for _, e := range es {
+		if err := b.AddEdge(e[0], e[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestNeighbourMatchesExact simulates neighbour-jsq and neighbour-jsqd(2) on
+// the path on 3 vertices, the star on 4, the 4-cycle and the complete graph on
+// 4 (explicit edges), and compares q_1..q_3, the mean sojourn time and the
+// waiting probability with the exact stationary solution. Tolerance, as in
+// TestSimulationMatchesExact: 4 confidence half-widths (8 replications,
+// Student t; a correct simulation fails a given check with probability about
+// 1e-3, and the seeds are fixed) plus the exact solution's truncation mass,
+// which bounds the distance between the truncated and the infinite chain.
+func TestNeighbourMatchesExact(t *testing.T) {
+	graphs := []struct {
+		name string
+		g    *graph.Graph
+	}{
+		{"path3", edges(t, 3, [2]int{0, 1}, [2]int{1, 2})},
+		{"star4", edges(t, 4, [2]int{0, 1}, [2]int{0, 2}, [2]int{0, 3})},
+		{"cycle4", edges(t, 4, [2]int{0, 1}, [2]int{1, 2}, [2]int{2, 3}, [2]int{3, 0})},
+		{"K4", edges(t, 4, [2]int{0, 1}, [2]int{0, 2}, [2]int{0, 3}, [2]int{1, 2}, [2]int{1, 3}, [2]int{2, 3})},
+	}
+	for gi, tc := range graphs {
+		for pi, mk := range []func(*graph.Graph) lbsim.Policy{
+			lbsim.NeighbourJSQ,
+			func(g *graph.Graph) lbsim.Policy { return lbsim.NeighbourJSQd(g, 2) },
+		} {
+			for _, lambda := range []float64{0.5, 0.8} {
+				p := mk(tc.g)
+				n := tc.g.N()
+				t.Run(fmt.Sprintf("%s/%s/lambda=%v", tc.name, p.Name(), lambda), func(t *testing.T) {
+					t.Parallel()
+					sol, err := exact.Solve(context.Background(), exact.Problem{
+						System: lbsim.System{N: n}, Lambda: lambda, Policy: p.(lbsim.ExactRouter), Tol: 1e-7,
+						MaxTruncationMass: 1e-3})
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := lbsim.Run(context.Background(), lbsim.Scenario{
+						Servers: n, Lambda: lambda, Policy: p, Horizon: 40000, Replications: 8,
+						Seed: uint64(100*gi + 10*pi + int(lambda*10))})
+					if err != nil {
+						t.Fatal(err)
+					}
+					slack := sol.TruncationMass + 1e-6
+					check := func(what string, got, ci, want float64) {
+						if math.Abs(got-want) > 4*ci+slack {
+							t.Errorf("%s: simulated %.5f ± %.5f, exact %.5f", what, got, ci, want)
+						}
+					}
+					for i := 1; i <= 3; i++ {
+						want := 0.0
+						if i < len(sol.Occupancy) {
+							want = sol.Occupancy[i]
+						}
+						var got, ci float64
+						if i <= len(res.Occupancy) {
+							got, ci = res.Occupancy[i-1], res.OccupancyCI95[i-1]
+						}
+						check(fmt.Sprintf("q_%d", i), got, ci, want)
+					}
+					check("mean sojourn", res.MeanSojourn, res.MeanSojournCI95, sol.MeanSojourn)
+					check("wait probability", res.WaitProbability, res.WaitProbabilityCI95, sol.WaitProbability)
+				})
+			}
+		}
+	}
+}
+
+// On a complete graph neighbour-jsq is JSQ: with explicit edges (the O(degree)
+// scan), on the implicit clique (the O(1) structure) and lbsim.JSQ() give the
+// same occupancy. Each pair must agree within 4 combined confidence
+// half-widths (8 replications each, independent seeds).
+func TestNeighbourCompleteIsJSQ(t *testing.T) {
+	const n, lambda = 20, 0.9
+	implicit, _ := graph.Complete(n)
+	explicit, _ := implicit.Materialize()
+	run := func(p lbsim.Policy, seed uint64) *lbsim.Result {
+		res, err := lbsim.Run(context.Background(), lbsim.Scenario{
+			Servers: n, Lambda: lambda, Policy: p, Horizon: 5000, Replications: 8, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	results := map[string]*lbsim.Result{
+		"explicit": run(lbsim.NeighbourJSQ(explicit), 1),
+		"implicit": run(lbsim.NeighbourJSQ(implicit), 2),
+		"jsq":      run(lbsim.JSQ(), 3),
+	}
+	for _, pair := range [][2]string{{"explicit", "implicit"}, {"explicit", "jsq"}, {"implicit", "jsq"}} {
+		a, b := results[pair[0]], results[pair[1]]
+		for i := 0; i < 4; i++ {
+			qa, qb := at(a.Occupancy, i), at(b.Occupancy, i)
+			ci := math.Hypot(at(a.OccupancyCI95, i), at(b.OccupancyCI95, i))
+			if math.Abs(qa-qb) > 4*ci+1e-9 {
+				t.Errorf("q_%d: %s %.5f, %s %.5f (combined ci %.5f)", i+1, pair[0], qa, pair[1], qb, ci)
+			}
+		}
+	}
+}
+
+func at(xs []float64, i int) float64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
+// A dense Erdos-Renyi graph (N = 2000, mean degree 200 >> log N) behaves like
+// the complete graph, whose fluid limit at lambda = 0.9 is the JSQ point q_1 =
+// 0.9, q_2 = 0: q_2 must be below 0.01. A ring with degree 2 (a task sees its
+// own server and two neighbours) is far from it: JSQ(3) alone would give
+// q_2 = 0.9^4 = 0.66 in the mean-field limit, and the ring's correlations only
+// raise it, so q_2 > 0.05 is a safe margin.
+func TestNeighbourDenseVersusRing(t *testing.T) {
+	run := func(topology string, degree float64) *lbsim.Result {
+		sp := lbsim.Spec{Servers: 2000, Lambda: 0.9, Policy: "neighbour-jsq", Topology: topology, Degree: degree,
+			Horizon: 100, Replications: 2}
+		res, err := lbsim.RunSpec(context.Background(), sp, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if er := run("er", 200); at(er.Occupancy, 1) >= 0.01 {
+		t.Errorf("er with mean degree 200: q_2 = %v, want < 0.01 (the JSQ fluid point)", at(er.Occupancy, 1))
+	} else if q1 := er.Occupancy[0]; math.Abs(q1-0.9) > 0.02 {
+		t.Errorf("er with mean degree 200: q_1 = %v, want about 0.9", q1)
+	}
+	if ring := run("ring", 2); at(ring.Occupancy, 1) <= 0.05 {
+		t.Errorf("ring with degree 2: q_2 = %v, want > 0.05", at(ring.Occupancy, 1))
+	}
+}
+
+func TestNeighbourSpec(t *testing.T) {
+	base := func(policy string) lbsim.Spec {
+		return lbsim.Spec{Servers: 16, Lambda: 0.5, Policy: policy, Horizon: 20}
+	}
+	ok := []lbsim.Spec{}
+	for _, f := range []func(*lbsim.Spec){
+		func(sp *lbsim.Spec) { sp.Topology = "complete" },
+		func(sp *lbsim.Spec) { sp.Topology = "er"; sp.Degree = 3.5 },
+		func(sp *lbsim.Spec) { sp.Topology = "er"; sp.P = 0.3 },
+		func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = 3 },
+		func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 4 },
+		func(sp *lbsim.Spec) { sp.Topology = "torus" },
+		func(sp *lbsim.Spec) { sp.Topology = "geometric"; sp.Radius = 0.3 },
+		func(sp *lbsim.Spec) { sp.Topology = "split"; sp.Split = 0.25 },
+		func(sp *lbsim.Spec) { sp.Topology = "pendant"; sp.Clique = 4 },
+	} {
+		for _, policy := range []string{"neighbour-jsq", "neighbour-jsqd"} {
+			sp := base(policy)
+			f(&sp)
+			ok = append(ok, sp)
+		}
+	}
+	for _, sp := range ok {
+		res, err := lbsim.RunSpec(context.Background(), sp, nil)
+		if err != nil {
+			t.Errorf("%+v: %v", sp, err)
+			continue
+		}
+		// The spec in the result round-trips through JSON and parses again.
+		data, _ := json.Marshal(res.Spec)
+		again, err := lbsim.ParseSpec(data)
+		if err != nil || !reflect.DeepEqual(again, *res.Spec) {
+			t.Errorf("%s: round trip %v: %+v vs %+v", data, err, again, *res.Spec)
+		}
+		if (sp.Topology == "er" || sp.Topology == "regular" || sp.Topology == "geometric") != (res.Spec.GraphSeed != nil) {
+			t.Errorf("%s: graph_seed default %v", data, res.Spec.GraphSeed)
+		}
+	}
+	bad := []struct {
+		f    func(*lbsim.Spec)
+		want string
+	}{
+		{func(sp *lbsim.Spec) {}, "topology: required for neighbour-jsq"},
+		{func(sp *lbsim.Spec) { sp.Topology = "hypercube" }, `topology = "hypercube": unknown; must be one of complete, er`},
+		{func(sp *lbsim.Spec) { sp.Topology = "er" }, "degree: topology er needs degree"},
+		{func(sp *lbsim.Spec) { sp.Topology = "er"; sp.Degree = 16 }, "degree = 16: the mean degree of er must be > 0 and at most servers-1 (15)"},
+		{func(sp *lbsim.Spec) { sp.Topology = "er"; sp.P = 1.5 }, "p = 1.5: must be an edge probability in (0, 1]"},
+		{func(sp *lbsim.Spec) { sp.Topology = "er"; sp.P = 0.5; sp.Degree = 3 }, "not both"},
+		{func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = 2.5 }, "degree = 2.5: must be an integer between 1 and servers-1 (15)"},
+		{func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = -1 }, "degree = -1"},
+		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 3 }, "degree = 3: must be an even integer"},
+		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 16 }, "degree = 16: must be an even integer between 2 and servers-1 (15)"},
+		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Servers = 15 }, "servers = 15: topology torus needs servers to be a perfect square"},
+		{func(sp *lbsim.Spec) { sp.Topology = "geometric"; sp.Radius = 1 }, "radius = 1: topology geometric needs a radius in (0, 0.707107]"},
+		{func(sp *lbsim.Spec) { sp.Topology = "split"; sp.Split = 2 }, "split = 2: topology split needs a clique fraction in (0, 1]"},
+		{func(sp *lbsim.Spec) { sp.Topology = "pendant"; sp.Clique = 17 }, "clique = 17: topology pendant needs a clique size between 1 and servers (16)"},
+		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Radius = 0.1 }, "radius = 0.1: topology torus takes no radius"},
+		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 2; sp.D = 2 }, "d = 2: policy neighbour-jsq takes no d"},
+		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 2; sp.Sampling = "with" }, "sampling = \"with\": policy neighbour-jsq takes no sampling"},
+		{func(sp *lbsim.Spec) { sp.Graph = "/nonexistent/g.txt" }, `graph = "/nonexistent/g.txt"`},
+		{func(sp *lbsim.Spec) { sp.Graph = os.TempDir() }, "not a regular file"},
+		{func(sp *lbsim.Spec) { sp.Graph = "x"; sp.Topology = "ring" }, "either topology or graph"},
+		{func(sp *lbsim.Spec) { sp.Policy = "jsqd"; sp.Topology = "ring" }, `topology = "ring": policy jsqd takes no topology`},
+		{func(sp *lbsim.Spec) { sp.Policy = "jsq"; sp.Degree = 4 }, "degree = 4: policy jsq takes no degree"},
+		{func(sp *lbsim.Spec) { sp.Policy = "jiqd"; sp.Graph = "g.txt" }, "policy jiqd takes no graph"},
+		{func(sp *lbsim.Spec) { sp.Policy = "random"; s := uint64(3); sp.GraphSeed = &s }, "graph_seed = 3: policy random takes no graph"},
+		{func(sp *lbsim.Spec) { sp.Policy = "neighbour-jsqd"; sp.Topology = "torus"; sp.D = 17 }, "d = 17: must be between 1 and servers (16)"},
+	}
+	for _, c := range bad {
+		sp := base("neighbour-jsq")
+		c.f(&sp)
+		_, err := sp.Scenario()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err = %v, want %q", sp, err, c.want)
+		}
+	}
+}
+
+// The graph of a spec depends only on graph_seed (default: seed), not on the
+// replications' streams.
+func TestNeighbourSpecGraphSeed(t *testing.T) {
+	s1, s2 := uint64(1), uint64(2)
+	sp := lbsim.Spec{Servers: 200, Lambda: 0.5, Policy: "neighbour-jsq", Topology: "er", Degree: 5, Seed: &s1}
+	g1, err := sp.BuildGraph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, _ := sp.BuildGraph()
+	sp.GraphSeed = &s1
+	g3, _ := sp.BuildGraph()
+	if !g1.Equal(g2) || !g1.Equal(g3) {
+		t.Error("the same spec (and graph_seed = seed) gave different graphs")
+	}
+	sp.GraphSeed = &s2
+	if g4, _ := sp.BuildGraph(); g1.Equal(g4) {
+		t.Error("graph_seed 2 gave the same graph as 1")
+	}
+}
+
+func TestNeighbourSpecEdgeListFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "star.txt")
+	if err := os.WriteFile(path, []byte("# a star\n0 1\n0 2\n0 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp := lbsim.Spec{Servers: 4, Lambda: 0.5, Policy: "neighbour-jsqd", Graph: path, Horizon: 50}
+	res, err := lbsim.RunSpec(context.Background(), sp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Policy, "neighbour-jsqd(d=2,graph=") {
+		t.Errorf("policy name %q", res.Policy)
+	}
+	sp.Servers = 3
+	if _, err := sp.Scenario(); err == nil || !strings.Contains(err.Error(), "graph = ") {
+		t.Errorf("ids beyond servers: err = %v", err)
+	}
+}

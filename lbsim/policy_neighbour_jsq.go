@@ -1,0 +1,221 @@
+package lbsim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/graph"
+)
+
+// NeighbourJSQ is join-the-shortest-queue constrained by a graph: the servers
+// are the vertices of g, tasks appear at a uniformly random server (each
+// server receives its own Poisson stream of rate lambda; weighted origins with
+// Scenario.OriginWeights), and a task joins a server with the fewest tasks
+// among its origin and the origin's neighbours, ties broken uniformly at
+// random.
+//
+// Dispatch scans origin + g.Neighbors(origin) once, O(degree), reading the
+// neighbour list sequentially: it keeps the running minimum and writes each
+// server that equals it into a per-replication buffer (the write is
+// unconditional and only the count of ties moves, so the loop has no
+// unpredictable branch), then picks one of the tied servers with a single
+// bounded draw. On the implicit complete graph (graph.Complete, which has no
+// neighbour lists) it is JSQ: the engine keeps the servers sorted by length
+// and the choice is O(1) (State.RandomShortest).
+//
+// g must have as many vertices as the system has servers (checked by Prepare)
+// and no self-loops. NeighbourJSQ implements ExactRouter; it is not an
+// OccupancyRouter (servers are not exchangeable on a general graph).
+func NeighbourJSQ(g *graph.Graph) Policy { return &neighbourJSQ{g: g} }
+
+// NeighbourJSQFirstIdle is NeighbourJSQ with a cheaper rule when an idle
+// server is at hand: the candidates are the origin followed by its neighbours
+// in the graph's (sorted) order, and the scan starts at a uniformly random
+// position in that list, going round cyclically, and stops at the first idle
+// server. Its tie-break therefore differs from NeighbourJSQ: among idle
+// candidates it is not uniform (a server that follows a long run of busy
+// candidates in the list is more likely to be picked); each of the degree+1
+// starting offsets is equally likely, and Route states exactly that
+// distribution. When no candidate is idle it falls back to the full scan with
+// uniform ties. On the implicit complete graph it is JSQ (uniform among all
+// shortest servers, O(1)).
+func NeighbourJSQFirstIdle(g *graph.Graph) Policy { return &neighbourJSQ{g: g, firstIdle: true} }
+
+type neighbourJSQ struct {
+	g         *graph.Graph
+	firstIdle bool
+	complete  bool
+	off       []uint64
+	adj       []uint32
+	// ties holds the servers tied at the running minimum during a scan; it has
+	// room for the largest degree plus the origin. Per replication (Prepare).
+	ties []uint32
+}
+
+func (p *neighbourJSQ) Name() string {
+	if p.firstIdle {
+		return "neighbour-jsq(first-idle)"
+	}
+	return "neighbour-jsq"
+}
+
+// UsesOrigin reports true: the choice depends on where the task appears.
+func (p *neighbourJSQ) UsesOrigin() bool { return true }
+
+// UsesShortestOrder reports true only on the implicit complete graph, where
+// Dispatch is State.RandomShortest; on other graphs keeping the servers
+// sorted would cost for nothing.
+func (p *neighbourJSQ) UsesShortestOrder() bool { return p.g != nil && p.g.IsComplete() }
+
+// checkGraph validates g against a system of n servers for the graph policies.
+func checkGraph(g *graph.Graph, n int) error {
+	if g == nil {
+		return errors.New("graph: nil; want a graph on the servers")
+	}
+	if g.N() != n {
+		return fmt.Errorf("graph: has %d vertices but the system has %d servers; they must be equal", g.N(), n)
+	}
+	if g.SelfLoops() > 0 {
+		return fmt.Errorf("graph: has %d self-loops; the origin is always a candidate, so a graph policy needs a simple graph", g.SelfLoops())
+	}
+	return nil
+}
+
+func (p *neighbourJSQ) Prepare(sys System) (Policy, error) {
+	if err := checkGraph(p.g, sys.N); err != nil {
+		return nil, err
+	}
+	q := &neighbourJSQ{g: p.g, firstIdle: p.firstIdle, complete: p.g.IsComplete()}
+	if !q.complete {
+		q.off, q.adj = p.g.Offsets(), p.g.Adjacency()
+		q.ties = make([]uint32, maxDegree(p.g)+1)
+	}
+	return q, nil
+}
+
+// maxDegree returns the largest degree of a graph with neighbour lists.
+func maxDegree(g *graph.Graph) int {
+	off := g.Offsets()
+	m := uint64(0)
+	for v := 1; v < len(off); v++ {
+		m = max(m, off[v]-off[v-1])
+	}
+	return int(m)
+}
+
+func (p *neighbourJSQ) Dispatch(s *State, origin int, r *rand.Rand) int {
+	if p.complete {
+		return s.RandomShortest(r)
+	}
+	length := s.length
+	nb := p.adj[p.off[origin]:p.off[origin+1]]
+	if p.firstIdle {
+		if j := firstIdleFrom(length, origin, nb, r); j >= 0 {
+			return j
+		}
+	}
+	return shortestAmong(length, origin, nb, p.ties, r)
+}
+
+// shortestAmong returns a uniformly random server among the shortest of origin
+// and nb, using ties (len(ties) > len(nb)) as scratch.
+func shortestAmong(length []int32, origin int, nb []uint32, ties []uint32, r *rand.Rand) int {
+	ties = ties[:len(nb)+1]
+	m := length[origin]
+	ties[0] = uint32(origin)
+	c := 1
+	for _, v := range nb {
+		l := length[v]
+		if l < m {
+			m, c = l, 0
+		}
+		// Always write, count only ties: the next candidate overwrites a
+		// non-tie. c <= the number of servers seen so far < len(ties).
+		ties[c] = v
+		if l == m {
+			c++
+		}
+	}
+	if c == 1 {
+		return int(ties[0])
+	}
+	return int(ties[bounded32(r, r.Uint32(), uint32(c))])
+}
+
+// firstIdleFrom scans origin, nb[0], nb[1], ... cyclically from a uniformly
+// random position and returns the first idle server, or -1 if none is idle.
+func firstIdleFrom(length []int32, origin int, nb []uint32, r *rand.Rand) int {
+	k := int(bounded32(r, r.Uint32(), uint32(len(nb)+1)))
+	// Position 0 is the origin, position i >= 1 is nb[i-1].
+	if k == 0 {
+		if length[origin] == 0 {
+			return origin
+		}
+		for _, v := range nb {
+			if length[v] == 0 {
+				return int(v)
+			}
+		}
+		return -1
+	}
+	for _, v := range nb[k-1:] {
+		if length[v] == 0 {
+			return int(v)
+		}
+	}
+	if length[origin] == 0 {
+		return origin
+	}
+	for _, v := range nb[:k-1] {
+		if length[v] == 0 {
+			return int(v)
+		}
+	}
+	return -1
+}
+
+// Route states the exact routing distribution for a task appearing at origin.
+func (p *neighbourJSQ) Route(sys System, lengths []int, _ int, origin int, out []Choice) []Choice {
+	if p.g.IsComplete() {
+		return appendUniformArgmin(out, lengths, nil)
+	}
+	cand := neighbourCandidates(p.g, origin)
+	if p.firstIdle {
+		w := 1 / float64(len(cand))
+		idle := false
+		prob := map[int]float64{}
+		var order []int
+		for k := range cand {
+			for i := range cand {
+				j := cand[(k+i)%len(cand)]
+				if lengths[j] == 0 {
+					if _, ok := prob[j]; !ok {
+						order = append(order, j)
+					}
+					prob[j] += w
+					idle = true
+					break
+				}
+			}
+		}
+		if idle {
+			for _, j := range order {
+				out = append(out, Choice{Server: j, P: prob[j]})
+			}
+			return out
+		}
+	}
+	return appendUniformArgmin(out, lengths, cand)
+}
+
+// neighbourCandidates returns origin followed by its neighbours in g.
+func neighbourCandidates(g *graph.Graph, origin int) []int {
+	nb := g.Neighbors(origin)
+	cand := make([]int, 0, len(nb)+1)
+	cand = append(cand, origin)
+	for _, v := range nb {
+		cand = append(cand, int(v))
+	}
+	return cand
+}
