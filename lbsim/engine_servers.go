@@ -18,7 +18,8 @@ const maxRateClasses = 256
 type replication struct {
 	events int64
 	obs    *observer
-	mus    []float64 // service rate of each class in obs.seen
+	mus    []float64     // service rate of each class in obs.seen
+	gen    *generalStats // the general engine's sojourn measurements (nil elsewhere)
 }
 
 // tick is called by engines every checkEvery events with the simulated time.

@@ -37,7 +37,9 @@ type Result struct {
 	// Service is exponential and FIFO, so a task that joins a queue of length l at
 	// a server of rate mu stays (l+1)/mu on average whatever happens later; the
 	// estimator averages these conditional means (lower variance than the
-	// sampled sojourns, same expectation).
+	// sampled sojourns, same expectation). On EngineGeneral it is the mean of
+	// the actual sojourn times of the tasks arriving in (warmup, horizon],
+	// including those that leave after the horizon (see runGeneral).
 	MeanSojourn     float64
 	MeanSojournCI95 float64
 	// WaitProbability is the fraction of tasks that joined a busy server.
@@ -46,7 +48,9 @@ type Result struct {
 	// SojournQuantiles are quantiles of the sojourn-time distribution of tasks
 	// arriving after the warmup, pooled over replications: the exact mixture of
 	// Erlang(l+1, mu) laws weighted by the observed counts of (l, mu) at
-	// arrival. Nil with more than 256 distinct service rates.
+	// arrival. Nil with more than 256 distinct service rates. On EngineGeneral
+	// they come from a log-bucketed histogram of the actual sojourn times
+	// (buckets 0.8% wide, midpoints reported: within 0.4%).
 	SojournQuantiles []Quantile
 	// MaxQueueLength is the largest queue length seen in any replication.
 	MaxQueueLength int

@@ -28,6 +28,10 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 			"init_lengths":   sc.InitLengths,
 			"grid":           num(sc.Grid),
 			"allow_unstable": sc.AllowUnstable,
+			"discipline":     sc.Discipline,
+		}
+		if sc.Service != nil {
+			scenario.(map[string]any)["service"] = sc.Service.String()
 		}
 	}
 	per := make([]map[string]any, len(r.PerReplication))

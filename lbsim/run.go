@@ -23,13 +23,18 @@ func Run(ctx context.Context, sc Scenario) (*Result, error) {
 	engine := sc.Engine
 	if engine == EngineAuto {
 		engine = EngineServers
-		if occupancyIneligible(sc) == "" {
+		if needsGeneral(sc) != "" {
+			engine = EngineGeneral
+		} else if occupancyIneligible(sc) == "" {
 			engine = EngineOccupancy
 		}
 	}
 	simulate := runServers
-	if engine == EngineOccupancy {
+	switch engine {
+	case EngineOccupancy:
 		simulate = runOccupancy
+	case EngineGeneral:
+		simulate = runGeneral
 	}
 
 	workers := sc.Workers
@@ -93,6 +98,9 @@ feed:
 		}
 	}
 	res := summarize(&sc, engine, reps)
+	if engine == EngineGeneral {
+		summarizeGeneral(res, reps)
+	}
 	res.WallSeconds = wall
 	if wall > 0 {
 		res.EventsPerSecond = float64(res.Events) / wall

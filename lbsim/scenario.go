@@ -3,6 +3,8 @@ package lbsim
 import (
 	"fmt"
 	"math"
+
+	"github.com/lbsim/notebooks/lbsim/service"
 )
 
 // Engine names a simulation engine.
@@ -18,6 +20,12 @@ const (
 	// EngineOccupancy simulates the occupancy counts (C_1, C_2, ...) directly;
 	// its cost per event does not depend on N.
 	EngineOccupancy Engine = "occupancy"
+	// EngineGeneral is the event-driven engine for general service-time
+	// laws and disciplines (Scenario.Service, Scenario.Discipline) and for
+	// policies that read workloads (JSWd); see runGeneral. EngineAuto picks
+	// it whenever Service is set, Discipline is not FIFO or the policy is a
+	// WorkloadUser, and only it runs those scenarios.
+	EngineGeneral Engine = "general"
 )
 
 // NoWarmup is a Warmup value that asks for no warmup at all (a zero Warmup
@@ -47,6 +55,16 @@ type Scenario struct {
 	// OriginWeights are the relative rates at which tasks appear at each server
 	// (nil: uniform). Only policies that use origins (graph policies) see them.
 	OriginWeights []float64
+
+	// Service is the law of a task's service requirement S; server j serves
+	// at speed mu_j, so the task takes S/mu_j there. Nil means exponential
+	// with mean 1, simulated by the Markov engines; any other value (an
+	// exponential one included) runs on EngineGeneral. Stability then needs
+	// Lambda * N * E[S] < sum_j mu_j.
+	Service service.Distribution
+	// Discipline is the order in which a server serves its tasks: FIFO (the
+	// default), PS or LIFOPR. Other than FIFO it runs on EngineGeneral.
+	Discipline Discipline
 
 	// Horizon is the simulated time of each replication (default 1000).
 	Horizon float64
@@ -136,9 +154,30 @@ func (sc Scenario) withDefaults() (Scenario, error) {
 		sc.Engine = EngineAuto
 	}
 	switch sc.Engine {
-	case EngineAuto, EngineServers, EngineOccupancy:
+	case EngineAuto, EngineServers, EngineOccupancy, EngineGeneral:
 	default:
-		return sc, bad("engine", sc.Engine, "must be servers, occupancy or auto")
+		return sc, bad("engine", sc.Engine, "must be servers, occupancy or auto (or general, for service laws and disciplines)")
+	}
+	if sc.Discipline == "" {
+		sc.Discipline = FIFO
+	}
+	switch sc.Discipline {
+	case FIFO, PS, LIFOPR:
+	default:
+		return sc, bad("discipline", sc.Discipline, "must be fifo, ps or lifo-pr")
+	}
+	meanS := 1.0
+	if sc.Service != nil {
+		meanS = sc.Service.Mean()
+		if math.IsNaN(meanS) || math.IsInf(meanS, 0) || meanS <= 0 {
+			return sc, bad("service", sc.Service, "must have a finite mean > 0")
+		}
+	}
+	if why := needsGeneral(sc); why != "" && sc.Engine != EngineAuto && sc.Engine != EngineGeneral {
+		return sc, fmt.Errorf("engine = %s: %s, which only engine general simulates; use engine general or auto", sc.Engine, why)
+	}
+	if sc.Servers > math.MaxInt32-1 && sc.Engine == EngineGeneral {
+		return sc, bad("servers", sc.Servers, "the general engine supports at most 2^31-2 servers")
 	}
 	if math.IsNaN(sc.Grid) || math.IsInf(sc.Grid, 0) || sc.Grid < 0 {
 		return sc, bad("grid", sc.Grid, "must be a finite time >= 0 (0: no trajectory)")
@@ -162,6 +201,7 @@ func (sc Scenario) withDefaults() (Scenario, error) {
 			capacity += mu
 		}
 	}
+	capacity /= meanS // in tasks per unit time
 	if sc.Lambda*float64(sc.Servers) >= capacity && !sc.AllowUnstable {
 		return sc, fmt.Errorf("lambda = %v: the system is unstable (arrival rate %g >= total service rate %g); "+
 			"lambda must be below %g, or set allow_unstable (--allow-unstable) for a finite-horizon transient run",
@@ -220,8 +260,24 @@ func checkOccupancy(q []float64) error {
 	return nil
 }
 
+// needsGeneral says why only the general engine can run sc, or "".
+func needsGeneral(sc Scenario) string {
+	switch {
+	case sc.Service != nil:
+		return fmt.Sprintf("service is %s", sc.Service)
+	case sc.Discipline != "" && sc.Discipline != FIFO:
+		return fmt.Sprintf("discipline is %s", sc.Discipline)
+	case usesWorkload(sc.Policy):
+		return fmt.Sprintf("policy %s reads workloads", sc.Policy.Name())
+	}
+	return ""
+}
+
 // occupancyIneligible says why the occupancy-level engine cannot run sc, or "".
 func occupancyIneligible(sc Scenario) string {
+	if why := needsGeneral(sc); why != "" {
+		return why
+	}
 	if _, ok := sc.Policy.(OccupancyRouter); !ok {
 		return fmt.Sprintf("policy %s is not exchangeable (does not implement OccupancyRouter)", sc.Policy.Name())
 	}

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/lbsim/notebooks/lbsim/service"
 )
 
 // Spec is the flat, serialisable description of a scenario, with keys named like
@@ -26,7 +28,13 @@ type Spec struct {
 	Sampling      string    `json:"sampling,omitempty"`
 	Rates         []float64 `json:"rates,omitempty"`
 	OriginWeights []float64 `json:"origin_weights,omitempty"`
-	Horizon       float64   `json:"horizon"`
+	// Service is the service-requirement law in the syntax of service.Parse
+	// ("det", "erlang:k=4", "pareto:alpha=3,mean=2", ...); absent means
+	// exponential with mean 1 on the Markov engines (Scenario.Service nil).
+	Service string `json:"service,omitempty"`
+	// Discipline is fifo (absent means fifo), ps or lifo-pr.
+	Discipline string  `json:"discipline,omitempty"`
+	Horizon    float64 `json:"horizon"`
 	// Warmup defaults to Horizon/10 when absent.
 	Warmup       *float64  `json:"warmup"`
 	Replications int       `json:"replications"`
@@ -125,6 +133,15 @@ func init() {
 		}
 		return JSQdSampling(sp.D, s), nil
 	})
+	RegisterPolicy("jswd", func(sp Spec) (Policy, error) {
+		if err := sp.noGraph("jswd"); err != nil {
+			return nil, err
+		}
+		if sp.Sampling != "" && sp.Sampling != "without" {
+			return nil, fmt.Errorf("sampling = %q: policy jswd samples without replacement", sp.Sampling)
+		}
+		return JSWd(sp.D), nil
+	})
 	RegisterPolicy("jiqd", func(sp Spec) (Policy, error) {
 		if err := sp.noGraph("jiqd"); err != nil {
 			return nil, err
@@ -148,7 +165,7 @@ func parseSampling(s string) (Sampling, error) {
 }
 
 // takesD lists the built-in policies whose d defaults to 2.
-var takesD = map[string]bool{"jsqd": true, "jiqd": true, "neighbour-jsqd": true}
+var takesD = map[string]bool{"jsqd": true, "jiqd": true, "jswd": true, "neighbour-jsqd": true}
 
 // WithDefaults returns sp with every absent optional field set to its default.
 func (sp Spec) WithDefaults() Spec {
@@ -227,7 +244,15 @@ func (sp Spec) Scenario() (Scenario, error) {
 	} else if math.IsNaN(warmup) || warmup < 0 {
 		return Scenario{}, fmt.Errorf("warmup = %v: must be >= 0", warmup)
 	}
+	var dist service.Distribution
+	if sp.Service != "" {
+		if dist, err = service.Parse(sp.Service); err != nil {
+			return Scenario{}, err // names the key: "service: ..."
+		}
+	}
 	sc := Scenario{
+		Service:       dist,
+		Discipline:    Discipline(sp.Discipline),
 		Servers:       sp.Servers,
 		Lambda:        sp.Lambda,
 		Policy:        p,

@@ -1,6 +1,9 @@
 package lbsim
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // State is the per-server state of a running system: the queue length of every
 // server, the occupancy counts C_i (servers with at least i tasks), and a
@@ -35,6 +38,11 @@ type State struct {
 	listed bool    // perm, pos and start[1] are up to date
 	sticky bool    // a policy has used the idle list: never drop it
 	sys    System
+	// ends[j] is the time at which server j would be empty if no task
+	// arrived any more, and now the current time: the general engine keeps
+	// them for WorkloadUser policies (nil otherwise).
+	ends []float64
+	now  float64
 }
 
 // A ShortestOrderUser is a Policy that calls State.RandomShortest or
@@ -153,6 +161,19 @@ func (s *State) MaxLen() int {
 		m--
 	}
 	return m
+}
+
+// Workload returns the unfinished work at server j in units of time: how
+// long server j would take to empty if no task arrived any more (the sum of
+// the remaining service times of its tasks, divided by its rate). Only the
+// general engine (EngineGeneral) tracks workloads, and only for policies that
+// implement WorkloadUser (JSWd); Run picks that engine for them and rejects
+// the Markov engines. Elsewhere Workload returns NaN.
+func (s *State) Workload(j int) float64 {
+	if s.ends == nil {
+		return math.NaN()
+	}
+	return max(s.ends[j]-s.now, 0)
 }
 
 // Lengths returns a copy of all queue lengths.

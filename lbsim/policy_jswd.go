@@ -1,0 +1,102 @@
+package lbsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// A WorkloadUser is a Policy that reads State.Workload (the unfinished work at
+// a server), which only the general engine tracks. Run runs such a policy on
+// EngineGeneral (with exponential service when Scenario.Service is nil) and
+// rejects the Markov engines for it.
+type WorkloadUser interface {
+	UsesWorkload() bool
+}
+
+// usesWorkload reports whether p reads State.Workload.
+func usesWorkload(p Policy) bool {
+	w, ok := p.(WorkloadUser)
+	return ok && w.UsesWorkload()
+}
+
+// JSWd joins the shortest workload among d: each task samples d servers
+// uniformly at random without replacement and joins the one with the least
+// unfinished work (State.Workload), ties going to the first drawn (so
+// uniformly among the tied servers). Under FIFO this is the server where the
+// task would start service soonest. It needs per-server workloads, so it runs
+// on the general engine only (EngineGeneral, chosen by EngineAuto).
+func JSWd(d int) Policy { return &jswd{d: d} }
+
+type jswd struct {
+	d       int
+	scratch []int32 // partial Fisher-Yates permutation for d > maxRejectionD
+}
+
+func (p *jswd) Name() string       { return fmt.Sprintf("jswd(d=%d)", p.d) }
+func (p *jswd) UsesWorkload() bool { return true }
+
+func (p *jswd) Prepare(sys System) (Policy, error) {
+	if p.d < 1 || p.d > sys.N {
+		return nil, fmt.Errorf("d = %d: must be between 1 and the number of servers (%d)", p.d, sys.N)
+	}
+	q := &jswd{d: p.d}
+	if q.d > maxRejectionD {
+		q.scratch = make([]int32, sys.N)
+		for j := range q.scratch {
+			q.scratch[j] = int32(j)
+		}
+	}
+	return q, nil
+}
+
+func (p *jswd) Dispatch(s *State, _ int, r *rand.Rand) int {
+	n := int32(len(s.length))
+	switch {
+	case p.d == 1:
+		return int(r.Int32N(n))
+	case p.d == 2:
+		a, b := twoDistinct(r, uint32(n))
+		if s.Workload(int(b)) < s.Workload(int(a)) {
+			return int(b)
+		}
+		return int(a)
+	case p.scratch == nil:
+		var picked [maxRejectionD]int32
+		best, bw := int32(-1), 0.0
+		for k := 0; k < p.d; k++ {
+		draw:
+			j := r.Int32N(n)
+			for _, q := range picked[:k] {
+				if q == j {
+					goto draw
+				}
+			}
+			picked[k] = j
+			if w := s.Workload(int(j)); best < 0 || w < bw {
+				best, bw = j, w
+			}
+		}
+		return int(best)
+	}
+	// Partial Fisher-Yates on the scratch identity permutation, restored
+	// afterwards as in jsqd.sampleShuffle.
+	a := p.scratch
+	d := int32(p.d)
+	best, bw := int32(-1), 0.0
+	for pos := int32(0); pos < d; pos++ {
+		o := pos + r.Int32N(n-pos)
+		a[pos], a[o] = a[o], a[pos]
+		if j := a[pos]; best < 0 || s.Workload(int(j)) < bw {
+			best, bw = j, s.Workload(int(j))
+		}
+	}
+	for pos := int32(0); pos < d; pos++ {
+		if j := a[pos]; j >= d {
+			a[j] = j
+		}
+	}
+	for pos := int32(0); pos < d; pos++ {
+		a[pos] = pos
+	}
+	return int(best)
+}
