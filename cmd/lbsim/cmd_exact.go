@@ -127,6 +127,13 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if sp.Service != "" && sp.Service != "exp" {
+		return usageErr("service = %q: lbsim exact solves exponential service only (leave service out)", sp.Service)
+	}
+	if sp.Discipline != "" && sp.Discipline != "fifo" {
+		return usageErr("discipline = %q: lbsim exact solves FIFO service only (with exponential service, "+
+			"PS and LIFO-PR give the same queue lengths; leave discipline out)", sp.Discipline)
+	}
 	router, ok := sc.Policy.(lbsim.ExactRouter)
 	if !ok {
 		return usageErr("policy = %q: has no exact routing (does not implement lbsim.ExactRouter); must be one of %s",

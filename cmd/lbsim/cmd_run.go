@@ -37,7 +37,14 @@ func runFlags(c *runConfig) *flags {
 	f.add("seed", "S", "root random seed (an integer in [0, 2^64-1]; default 1); replication r uses "+
 		"the stream (seed, r), so the result does not depend on --workers", optionalUint(&c.Seed))
 	f.add("engine", "NAME", "servers (every queue), occupancy (occupancy counts; exchangeable policies, "+
-		"equal rates) or auto (occupancy when possible; the default)", stringValue(&c.Engine))
+		"equal rates), general (any service law and discipline; chosen by auto when --service or "+
+		"--discipline is given) or auto (the default)", stringValue(&c.Engine))
+	f.add("service", "SPEC", "service-requirement law, mean 1 unless mean= is given: exp, det, erlang:k=4, "+
+		"hyperexp:scv=4, bimodal:scv=4, pareto:alpha=2.5 (Lomax), weibull:shape=0.5, lognormal:sigma=1, "+
+		"empirical:FILE (default: exponential, on the Markov engines); a server of rate mu serves S in S/mu",
+		stringValue(&c.Service))
+	f.add("discipline", "NAME", "service discipline at each server: fifo (default), ps (processor sharing) "+
+		"or lifo-pr (last in first out, preemptive resume)", stringValue(&c.Discipline))
 	f.add("init", "LIST", "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0 (default "+
 		"empty system); same syntax as --rates", floatList(&c.Init))
 	f.add("init-lengths", "LIST", "initial per-server queue lengths (N integers in [0, 2^24]); same syntax "+

@@ -564,3 +564,26 @@ func TestTopologyBadInput(t *testing.T) {
 		}
 	}
 }
+
+// --service and --discipline select the general engine; lbsim exact refuses them.
+func TestServiceAndDiscipline(t *testing.T) {
+	m := runJSON(t, "run", "--servers", "50", "--lambda", "0.7", "--policy", "jsqd", "--horizon", "200",
+		"--service", "det", "--discipline", "ps", "--replications", "2")
+	if m["engine"] != "general" {
+		t.Errorf("engine %v, want general", m["engine"])
+	}
+	sc := m["scenario"].(map[string]any)
+	if sc["service"] != "det" || sc["discipline"] != "ps" {
+		t.Errorf("scenario %v lacks the service and discipline", sc)
+	}
+	for _, args := range [][]string{
+		{"run", "--servers", "5", "--lambda", "0.5", "--policy", "jsq", "--service", "erlang:k=0"},
+		{"run", "--servers", "5", "--lambda", "0.5", "--policy", "jsq", "--discipline", "lifo"},
+		{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--service", "det"},
+	} {
+		code, stdout, stderr := cli(t, context.Background(), args...)
+		if code != 2 || stdout != "" || !(strings.Contains(stderr, "service") || strings.Contains(stderr, "discipline")) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
