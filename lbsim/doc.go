@@ -11,6 +11,14 @@
 // service. The state is a continuous-time Markov chain, simulated exactly one
 // event (arrival or departure) at a time.
 //
+// With Scenario.Service set (any law from package service; a server of rate
+// mu_j serves a requirement S in S/mu_j) or Scenario.Discipline PS or LIFOPR,
+// the general engine runs instead: an event heap of each busy server's next
+// completion, FIFO with departure times fixed at arrival, PS by per-server
+// virtual time, LIFO-PR by per-server stacks of remaining work, and sojourn
+// times measured per task. Policies see the same State (queue lengths; and
+// State.Workload for JSWd).
+//
 // The occupancy q_i = C_i/N, where C_i is the number of servers with at least i
 // tasks, is the quantity the mean-field and diffusion limits describe. The
 // engines maintain the C_i in O(1) per event and integrate them over time, so
@@ -22,7 +30,8 @@
 // A Policy returns a server for each arrival, reading the State (queue lengths,
 // counts, a random idle or shortest server in O(1)) and drawing from the random
 // stream it is given. Built in, one file each: Random (JSQ(1)), JSQ, JSQd (power
-// of d, with or without replacement), JIQ, JIQd and RoundRobin. Users write
+// of d, with or without replacement), JIQ, JIQd, RoundRobin, NeighbourJSQ and
+// NeighbourJSQd on a graph (package graph), and JSWd (least workload of d). Users write
 // their own by implementing the two methods of Policy, in a notebook if they
 // like; optional interfaces add what a policy can do:
 //
