@@ -34,17 +34,25 @@ export PATH="$ROOT/bin:$PATH:/usr/local/go/bin"
 log() { printf '[notebooks] %s\n' "$*"; }
 
 [ -x "$JUPYTER" ] || { log "ERROR: $JUPYTER missing: run scripts/setup.sh (or make setup)"; exit 1; }
-# The gonb kernel spec is per user: make sure it runs this checkout's bin/gonb (another
-# clone that ran setup.sh later would have re-pointed it).
-kernel_argv0="$("$JUPYTER" kernelspec list --json 2>/dev/null | "$PYTHON" -c '
-import json, os, sys
-spec = json.load(sys.stdin)["kernelspecs"].get("gonb")
-print(spec["spec"]["argv"][0] if spec else "")' || true)"
-if [ -z "$kernel_argv0" ]; then
-  log "ERROR: Jupyter kernel 'gonb' not registered: run scripts/setup.sh"; exit 1
-elif [ "$kernel_argv0" != "$ROOT/bin/gonb" ] || [ ! -x "$kernel_argv0" ]; then
-  log "ERROR: kernel 'gonb' runs $kernel_argv0, not $ROOT/bin/gonb: run scripts/setup.sh"; exit 1
-fi
+# The registered gonb kernel spec is per user, and another clone that ran setup.sh
+# later re-points it. So these runs use a private copy of the spec that runs this
+# checkout's bin/gonb, found first through JUPYTER_PATH.
+[ -x "$ROOT/bin/gonb" ] || { log "ERROR: $ROOT/bin/gonb missing: run scripts/setup.sh"; exit 1; }
+KERNELS="$(mktemp -d)"
+trap 'rm -rf "$KERNELS"' EXIT
+mkdir -p "$KERNELS/kernels/gonb"
+"$PYTHON" - "$ROOT" "$KERNELS/kernels/gonb/kernel.json" <<'PY'
+import json, sys
+root, path = sys.argv[1], sys.argv[2]
+json.dump({
+    "argv": [root + "/bin/gonb", "--kernel", "{connection_file}"],
+    "display_name": "Go (gonb)",
+    "env": {"PATH": root + "/bin:/usr/local/go/bin:${PATH}"},
+    "interrupt_mode": "message",
+    "language": "go",
+}, open(path, "w"), indent=1)
+PY
+export JUPYTER_PATH="$KERNELS${JUPYTER_PATH:+:$JUPYTER_PATH}"
 
 if [ $# -gt 0 ]; then
   notebooks=("$@")
