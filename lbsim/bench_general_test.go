@@ -41,8 +41,9 @@ func benchGeneral(b *testing.B, law string, disc Discipline) {
 	b.ReportMetric(0, "ns/op")
 }
 
-func BenchmarkGeneralFIFODetN1e5(b *testing.B)    { benchGeneral(b, "det", FIFO) }
-func BenchmarkGeneralFIFOParetoN1e5(b *testing.B) { benchGeneral(b, "pareto:alpha=3", FIFO) }
-func BenchmarkGeneralPSDetN1e5(b *testing.B)      { benchGeneral(b, "det", PS) }
-func BenchmarkGeneralPSParetoN1e5(b *testing.B)   { benchGeneral(b, "pareto:alpha=3", PS) }
-func BenchmarkGeneralLIFOExpN1e5(b *testing.B)    { benchGeneral(b, "exp", LIFOPR) }
+func BenchmarkGeneralFIFODetN1e5(b *testing.B)      { benchGeneral(b, "det", FIFO) }
+func BenchmarkGeneralFIFOParetoN1e5(b *testing.B)   { benchGeneral(b, "pareto:alpha=3", FIFO) }
+func BenchmarkGeneralPSDetN1e5(b *testing.B)        { benchGeneral(b, "det", PS) }
+func BenchmarkGeneralPSParetoN1e5(b *testing.B)     { benchGeneral(b, "pareto:alpha=3", PS) }
+func BenchmarkGeneralLIFOExpN1e5(b *testing.B)      { benchGeneral(b, "exp", LIFOPR) }
+func BenchmarkGeneralLIFOHyperexpN1e5(b *testing.B) { benchGeneral(b, "hyperexp:scv=4", LIFOPR) }
