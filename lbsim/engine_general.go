@@ -152,27 +152,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		}
 		obs.maxLen = max(obs.maxLen, l)
 	}
-	for j, l := range sc.InitLengths {
-		place(j, l)
-	}
-	if sc.InitOccupancy != nil {
-		counts := make([]int, len(sc.InitOccupancy))
-		for i, q := range sc.InitOccupancy {
-			counts[i] = int(q*float64(n) + 0.5)
-		}
-		order := make([]int32, n)
-		for k := range order {
-			order[k] = int32(k)
-		}
-		r.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for k, j := range order {
-			l := 0
-			for l < len(counts) && k < counts[l] {
-				l++
-			}
-			place(int(j), l)
-		}
-	}
+	placeInitial(sc, r, place)
 
 	var origins *aliasTable
 	needOrigin := usesOrigin(policy)

@@ -78,29 +78,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		}
 		obs.maxLen = max(obs.maxLen, l)
 	}
-	for j, l := range sc.InitLengths {
-		place(j, l)
-	}
-	if sc.InitOccupancy != nil {
-		// round(q_i N) servers get at least i tasks: the first ones in a
-		// uniformly random order of the servers.
-		counts := make([]int, len(sc.InitOccupancy))
-		for i, q := range sc.InitOccupancy {
-			counts[i] = int(q*float64(n) + 0.5)
-		}
-		order := make([]int32, n)
-		for k := range order {
-			order[k] = int32(k)
-		}
-		r.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for k, j := range order {
-			l := 0
-			for l < len(counts) && k < counts[l] {
-				l++
-			}
-			place(int(j), l)
-		}
-	}
+	placeInitial(sc, r, place)
 	// Homogeneous departures need the busy list only when few servers are
 	// busy (see the departure below); heterogeneous ones use the Fenwick tree.
 	if !s.listed && busy == nil && 2*int(s.cnt[1]) <= n {
@@ -397,4 +375,34 @@ func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu
 		}
 	}
 	return events, nil
+}
+
+// placeInitial calls place(j, l) for the initial queue length l of each server
+// j that starts non-empty: sc.InitLengths as given, or for sc.InitOccupancy
+// round(q_i N) servers with at least i tasks, the first ones in a uniformly
+// random order of the servers (drawn from r).
+func placeInitial(sc *Scenario, r *rand.Rand, place func(j, l int)) {
+	for j, l := range sc.InitLengths {
+		place(j, l)
+	}
+	if sc.InitOccupancy == nil {
+		return
+	}
+	n := sc.Servers
+	counts := make([]int, len(sc.InitOccupancy))
+	for i, q := range sc.InitOccupancy {
+		counts[i] = int(q*float64(n) + 0.5)
+	}
+	order := make([]int32, n)
+	for k := range order {
+		order[k] = int32(k)
+	}
+	r.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
+	for k, j := range order {
+		l := 0
+		for l < len(counts) && k < counts[l] {
+			l++
+		}
+		place(int(j), l)
+	}
 }
