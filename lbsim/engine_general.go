@@ -92,12 +92,9 @@ type gsrv struct {
 // tasks still present then are left out of the sojourn figures.
 func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
 	sys := sc.system()
-	policy := sc.Policy
-	if p, ok := policy.(Preparer); ok {
-		var err error
-		if policy, err = p.Prepare(sys); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
-		}
+	policy, err := preparePolicy(sc)
+	if err != nil {
+		return nil, err
 	}
 	so, ok := policy.(ShortestOrderUser)
 	s := newState(sys, ok && so.UsesShortestOrder())

@@ -11,12 +11,9 @@ import (
 // this chain has the same law as the per-server one, and its cost per event
 // does not depend on N: only the number of occupied levels.
 func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
-	policy := sc.Policy
-	if p, ok := policy.(Preparer); ok {
-		var err error
-		if policy, err = p.Prepare(sc.system()); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
-		}
+	policy, err := preparePolicy(sc)
+	if err != nil {
+		return nil, err
 	}
 	router := policy.(OccupancyRouter)
 	n := int64(sc.Servers)

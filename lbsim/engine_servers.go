@@ -35,12 +35,9 @@ type tick func(t float64) error
 // still a deterministic function of the seed.
 func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
 	sys := sc.system()
-	policy := sc.Policy
-	if p, ok := policy.(Preparer); ok {
-		var err error
-		if policy, err = p.Prepare(sys); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
-		}
+	policy, err := preparePolicy(sc)
+	if err != nil {
+		return nil, err
 	}
 	so, ok := policy.(ShortestOrderUser)
 	s := newState(sys, ok && so.UsesShortestOrder())
@@ -405,4 +402,18 @@ func placeInitial(sc *Scenario, r *rand.Rand, place func(j, l int)) {
 		}
 		place(int(j), l)
 	}
+}
+
+// preparePolicy returns the policy a replication dispatches with: the
+// scenario's own, or the fresh value its Prepare returns.
+func preparePolicy(sc *Scenario) (Policy, error) {
+	p, ok := sc.Policy.(Preparer)
+	if !ok {
+		return sc.Policy, nil
+	}
+	policy, err := p.Prepare(sc.system())
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
+	}
+	return policy, nil
 }
