@@ -96,8 +96,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	if err != nil {
 		return nil, err
 	}
-	so, ok := policy.(ShortestOrderUser)
-	s := newState(sys, ok && so.UsesShortestOrder())
+	s := newPolicyState(sys, policy)
 	if !s.full {
 		// No engine step needs the idle list; RandomIdle builds it (and keeps
 		// it) for policies that use it.
@@ -247,7 +246,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 					}
 				}
 			}
-			if l == 0 && s.listed || s.full || int(l)+2 == len(s.cnt) {
+			if l == 0 && s.tracksIdle() || s.full || int(l)+2 == len(s.cnt) {
 				s.add(j)
 			} else { // the common case of s.add(j)
 				s.cnt[l+1]++
@@ -261,7 +260,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		if !draining {
 			obs.change(int(l), int64(s.cnt[l]), t)
 		}
-		if l == 1 && s.listed || s.full {
+		if l == 1 && s.tracksIdle() || s.full {
 			s.remove(j)
 		} else { // the common case of s.remove(j)
 			s.cnt[l]--

@@ -39,8 +39,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	if err != nil {
 		return nil, err
 	}
-	so, ok := policy.(ShortestOrderUser)
-	s := newState(sys, ok && so.UsesShortestOrder())
+	s := newPolicyState(sys, policy)
 	n := sc.Servers
 
 	// Service rates: one rate for all (O(1) departures) or a Fenwick tree.
@@ -86,6 +85,21 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	needOrigin := usesOrigin(policy)
 	if needOrigin && sc.OriginWeights != nil {
 		origins = newAliasTable(sc.OriginWeights)
+	}
+	// Origins are drawn one arrival ahead: they are independent of everything
+	// else, so this does not change the law of the chain, and a policy that
+	// reads a long list per origin (neighbour-jsq) gets the next one's start
+	// prefetched while the current arrival is dispatched.
+	drawOrigin := func() int {
+		if origins != nil {
+			return origins.sample(r)
+		}
+		return int(r.Int32N(int32(n)))
+	}
+	pf, _ := policy.(originPrefetcher)
+	nextOrigin := -1
+	if needOrigin {
+		nextOrigin = drawOrigin()
 	}
 	// JSQ(2) without replacement, the workhorse, has its own loop with
 	// homogeneous rates (loopJSQ2), and JSQ is dispatched inline: the same
@@ -158,12 +172,11 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 				m := length[s.perm[0]]
 				j = int(s.perm[boundedPCG(src, uint32(src.Uint64()), uint32(s.start[m+1]))])
 			} else {
-				origin := -1
+				origin := nextOrigin
 				if needOrigin {
-					if origins != nil {
-						origin = origins.sample(r)
-					} else {
-						origin = int(r.Int32N(int32(n)))
+					nextOrigin = drawOrigin()
+					if pf != nil {
+						pf.prefetchOrigin(nextOrigin)
 					}
 				}
 				j = policy.Dispatch(s, origin, r)
@@ -173,7 +186,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			}
 			l := length[j]
 			obs.change(int(l)+1, int64(s.cnt[l+1]), t)
-			if l == 0 && s.listed || s.full || int(l)+2 == len(s.cnt) {
+			if l == 0 && s.tracksIdle() || s.full || int(l)+2 == len(s.cnt) {
 				s.add(j)
 				if l == 0 && busy == nil && 2*int(s.cnt[1]) > n {
 					s.unlist() // rejection now finds a busy server in < 2 tries
@@ -226,7 +239,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		}
 		l := length[j]
 		obs.change(int(l), int64(s.cnt[l]), t)
-		if l == 1 && s.listed || s.full {
+		if l == 1 && s.tracksIdle() || s.full {
 			s.remove(j)
 		} else { // the common case of s.remove(j)
 			s.cnt[l]--

@@ -89,8 +89,7 @@ func TestNeighbourDispatchMatchesRoute(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				so, _ := p.(ShortestOrderUser)
-				s := newState(sys, so != nil && so.UsesShortestOrder())
+				s := newPolicyState(sys, p)
 				for j, l := range lengths {
 					for range l {
 						s.add(j)

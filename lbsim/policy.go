@@ -32,6 +32,13 @@ type OriginUser interface {
 	UsesOrigin() bool
 }
 
+// An originPrefetcher is an OriginUser that reads much memory per origin: the
+// per-server engine calls prefetchOrigin with the origin of the next arrival,
+// drawn one arrival ahead, so that the policy can ask the CPU for it early.
+type originPrefetcher interface {
+	prefetchOrigin(origin int)
+}
+
 // usesOrigin reports whether p needs an origin per arrival.
 func usesOrigin(p Policy) bool {
 	o, ok := p.(OriginUser)
