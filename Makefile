@@ -1,7 +1,7 @@
 # Makefile — entry points for the notebooks. See README.md.
 #
 #   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
-#   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), then execute every notebooks/*.ipynb headless
+#   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), a real-Slurm sweep test, then execute every notebooks/*.ipynb headless
 #   make reproduce  run every notebook in full mode; signed executed copies and HTML exports in outputs/
 #   make bench      Go benchmarks of ./lbsim/...
 #   make setup      only install (idempotent; also run by notebook and test)
@@ -19,7 +19,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Our tools first; Go from /usr/local/go/bin when it is not on PATH already.
 export PATH := $(CURDIR)/bin:$(PATH):/usr/local/go/bin
 
-.PHONY: help setup notebook test reproduce vet go-test notebooks nb-smoke bench clean
+.PHONY: help setup notebook test reproduce vet go-test notebooks nb-smoke slurm-test bench clean
 
 help:
 	@sed -n '3,8s/^# *//p' Makefile
@@ -35,7 +35,14 @@ notebook: setup
 test: setup
 	go vet ./...
 	LBSIM_BROWSER_TEST=1 go test -timeout 20m ./...
+	bash scripts/slurm-test.sh
 	bash scripts/run-notebooks.sh
+
+# A real single-node Slurm (munged, slurmctld, slurmd on 127.0.0.1, started and stopped by the
+# script): a sweep as a job array + merge job, compared byte for byte with a local run, and a
+# killed task resubmitted with --resume. Fails if Slurm cannot start; LBSIM_NO_SLURM=1 skips it.
+slurm-test:
+	bash scripts/slurm-test.sh
 
 vet:
 	go vet ./...

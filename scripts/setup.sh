@@ -3,7 +3,7 @@
 #
 # What it installs (each step is skipped when already done):
 #   1. Debian packages (Jupyter Notebook, nbconvert, nbclient, ipykernel; Chromium and
-#      chromium-driver for the browser test) via apt-get.
+#      chromium-driver for the browser test; slurm-wlm and munge for the Slurm test) via apt-get.
 #      As root directly; as another user through `sudo -n` when available,
 #      otherwise it fails with a hint (or is skipped with --user).
 #   2. Go tools pinned in tools/go.mod and tools/gopls/go.mod, built into ./bin:
@@ -20,7 +20,8 @@
 #   --system  only the apt part (needs root or sudo); used by the Dockerfile as root
 #   --user    everything except apt (fails if the Debian packages are missing)
 #   --all     both
-# Environment: EXTRA_APT_PACKAGES="pkg ..." adds Debian packages (Dockerfile: jupyterhub).
+# Environment: EXTRA_APT_PACKAGES="pkg ..." adds Debian packages (Dockerfile: jupyterhub);
+#   LBSIM_NO_BROWSER=1 leaves out Chromium, LBSIM_NO_SLURM=1 leaves out Slurm and munge.
 set -euo pipefail
 
 MODE=all
@@ -40,7 +41,12 @@ BIN="$ROOT/bin"
 # that only serves notebooks (the Dockerfile) sets LBSIM_NO_BROWSER=1 to leave them out.
 BROWSER_PACKAGES="chromium chromium-driver"
 [ "${LBSIM_NO_BROWSER:-0}" = 1 ] && BROWSER_PACKAGES=""
-APT_PACKAGES="jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel $BROWSER_PACKAGES ${EXTRA_APT_PACKAGES:-}"
+# slurm-wlm + munge: scripts/slurm-test.sh (run by make test) starts a real single-node Slurm
+# to test lbsim slurm/sweep/merge. LBSIM_NO_SLURM=1 leaves them out; the test then reports
+# "NOT RUN" (it needs the same variable set, otherwise it fails saying Slurm is missing).
+SLURM_PACKAGES="slurm-wlm munge"
+[ "${LBSIM_NO_SLURM:-0}" = 1 ] && SLURM_PACKAGES=""
+APT_PACKAGES="jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel $BROWSER_PACKAGES $SLURM_PACKAGES ${EXTRA_APT_PACKAGES:-}"
 # npm (for echarts) from Debian only when there is none (e.g. in the Docker image); a
 # Node.js installed some other way (NodeSource ships npm) is left alone.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES="$APT_PACKAGES nodejs npm"

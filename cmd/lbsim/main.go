@@ -4,6 +4,10 @@
 //	lbsim run [FILE.json|-] [flags]     simulate one scenario, print a JSON result
 //	lbsim exact [FILE.json|-] [flags]   solve a small system exactly, print JSON
 //	lbsim meanfield [FILE.json|-] [flags]  mean-field ODE path and fixed point, JSON
+//	lbsim sweep SPEC --out DIR          run a parameter sweep (or one shard of it)
+//	lbsim merge DIR --out FILE.csv      gather a sweep's points into a CSV + provenance
+//	lbsim slurm SPEC --out DIR          print a Slurm job-array script for a sweep
+//	lbsim k8s SPEC --image IMAGE        print a Kubernetes indexed Job for a sweep
 //	lbsim version                       print the version
 //	lbsim help [COMMAND]                explain a command
 //
@@ -57,6 +61,10 @@ var commands = []command{
 	{"run", "simulate one scenario and print the result as JSON", runCommand, runHelp},
 	{"exact", "solve a small system exactly and print the result as JSON", exactCommand, exactHelp},
 	{"meanfield", "integrate the mean-field ODE and print its path and fixed point as JSON", meanfieldCommand, meanfieldHelp},
+	{"sweep", "run a parameter sweep (or one shard of it), one file per point", sweepCommand, sweepHelp},
+	{"merge", "gather a sweep's points into a tidy CSV with a provenance sidecar", mergeCommand, mergeHelp},
+	{"slurm", "print a Slurm job-array script (and merge job) for a sweep", slurmCommand, slurmHelp},
+	{"k8s", "print a Kubernetes indexed Job manifest for a sweep", k8sCommand, k8sHelp},
 	{"version", "print the version of lbsim", versionCommand, versionHelp},
 	{"help", "explain a command", nil, nil},
 }
@@ -99,7 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd := lookup(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are run, exact, meanfield, version and help (see lbsim help)\n", name)
+		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are run, exact, meanfield, sweep, merge, slurm, k8s, version and help (see lbsim help)\n", name)
 		return exitUsage
 	}
 	err := cmd.run(ctx, rest, stdin, stdout, stderr)
@@ -144,7 +152,7 @@ func helpCommand(args []string, stdout, stderr io.Writer) int {
 			cmd.help(stdout)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "lbsim help: unknown command %q; the commands are run, exact, meanfield, version and help\n", args[0])
+		fmt.Fprintf(stderr, "lbsim help: unknown command %q; the commands are run, exact, meanfield, sweep, merge, slurm, k8s, version and help\n", args[0])
 	default:
 		fmt.Fprintf(stderr, "lbsim help: too many arguments; usage: lbsim help [COMMAND]\n")
 	}

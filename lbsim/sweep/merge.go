@@ -1,0 +1,442 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MergeOptions say how to merge a sweep's outputs.
+type MergeOptions struct {
+	// Summary writes one row per point with the mean and 95% confidence
+	// half-width over replications, instead of one row per point and
+	// replication.
+	Summary bool
+	// AllowIncomplete merges the points there are; the missing ones are
+	// listed in the provenance.
+	AllowIncomplete bool
+	// AllowMixed merges points computed by different code versions.
+	AllowMixed bool
+	// Command is recorded in the provenance (e.g. os.Args).
+	Command []string
+}
+
+// Merged is a merged sweep: the tidy CSV and its provenance.
+type Merged struct {
+	CSV        []byte
+	Provenance Provenance
+}
+
+// Provenance is the JSON sidecar of a merged CSV: where its numbers come
+// from and how to make them again.
+type Provenance struct {
+	Format string `json:"format"`
+	// Sweep is the sweep spec; Dir the directory merged.
+	Sweep *Spec  `json:"sweep"`
+	Dir   string `json:"dir"`
+	// Points and Replications of the sweep; Rows and Columns of the CSV.
+	Points       int      `json:"points"`
+	Replications int      `json:"replications"`
+	Summary      bool     `json:"summary"`
+	Rows         int      `json:"rows"`
+	Columns      []string `json:"columns"`
+	// Missing lists the points left out (only with AllowIncomplete).
+	Missing []int `json:"missing,omitempty"`
+	// Versions are the distinct code versions that computed the points
+	// (more than one only with AllowMixed); MergedBy is the merging code.
+	Versions []Version `json:"versions"`
+	MergedBy Version   `json:"merged_by"`
+	// Command is the merge command line; SweepCommands the distinct
+	// command lines that computed the points.
+	Command       []string   `json:"command,omitempty"`
+	SweepCommands [][]string `json:"sweep_commands,omitempty"`
+	// Hosts that computed points, with how many each; Shards seen.
+	HostCount int            `json:"host_count"`
+	Hosts     map[string]int `json:"hosts"`
+	Shards    []string       `json:"shards"`
+	Timings   Timings        `json:"timings"`
+	Created   time.Time      `json:"created"`
+}
+
+// Timings are the wall-clock times of a sweep's points.
+type Timings struct {
+	FirstStart time.Time `json:"first_start"`
+	LastFinish time.Time `json:"last_finish"`
+	// Span is LastFinish - FirstStart in seconds; PointSeconds the sum of
+	// the points' wall times (core-seconds when each point used one core)
+	// and MaxPointSeconds the longest point.
+	Span            float64 `json:"span_seconds"`
+	PointSeconds    float64 `json:"point_seconds"`
+	MaxPointSeconds float64 `json:"max_point_seconds"`
+}
+
+// ProvenanceFormat marks provenance files.
+const ProvenanceFormat = "lbsim-sweep-provenance/v1"
+
+// IncompleteError lists the points without a result.
+type IncompleteError struct {
+	Dir     string
+	Total   int
+	Missing []Point
+}
+
+func (e *IncompleteError) Error() string {
+	parts := make([]string, len(e.Missing))
+	for i, pt := range e.Missing {
+		parts[i] = pt.String()
+	}
+	return fmt.Sprintf("incomplete: %d of %d points missing in %s: %s; run the sweep again with --resume to compute "+
+		"them, or merge with --allow-incomplete", len(e.Missing), e.Total, e.Dir, strings.Join(parts, "; "))
+}
+
+// MixedError says that points were computed by different code.
+type MixedError struct {
+	Versions map[string][]int // version description -> point indices
+}
+
+func (e *MixedError) Error() string {
+	var parts []string
+	for v, idx := range e.Versions {
+		parts = append(parts, fmt.Sprintf("%s: points %s", v, ranges(idx)))
+	}
+	slices.Sort(parts)
+	return fmt.Sprintf("mixed code versions: %s; rerun the points of one version with the other, or merge with --allow-mixed",
+		strings.Join(parts, "; "))
+}
+
+func (v Version) describe() string {
+	s := v.Version
+	if v.Revision != "" {
+		s += " revision " + v.Revision
+		if v.Modified {
+			s += " (modified)"
+		}
+	}
+	s += " " + v.Go
+	if v.Binary != "" && (v.Revision == "" || v.Modified) {
+		s += " binary " + v.Binary[:12]
+	}
+	return s
+}
+
+// ranges writes sorted indices compactly: 0-3, 7, 9-10.
+func ranges(idx []int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", idx[i], idx[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(idx[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// figures is the part of a point's lbsim.Result that goes into the CSV
+// (null, for NaN, decodes as nil).
+type figures struct {
+	Engine            string     `json:"engine"`
+	Replications      int        `json:"replications"`
+	Events            int64      `json:"events"`
+	Occupancy         []*float64 `json:"occupancy"`
+	OccupancyCI95     []*float64 `json:"occupancy_ci95"`
+	MeanTasks         *float64   `json:"mean_tasks_per_server"`
+	MeanTasksCI95     *float64   `json:"mean_tasks_per_server_ci95"`
+	MeanSojourn       *float64   `json:"mean_sojourn"`
+	MeanSojournCI95   *float64   `json:"mean_sojourn_ci95"`
+	WaitProbability   *float64   `json:"wait_probability"`
+	WaitProbability95 *float64   `json:"wait_probability_ci95"`
+	SojournQuantiles  []struct {
+		P     float64  `json:"p"`
+		Value *float64 `json:"value"`
+	} `json:"sojourn_quantiles"`
+	MaxQueueLength int `json:"max_queue_length"`
+	PerReplication []struct {
+		Events          int64      `json:"events"`
+		Occupancy       []*float64 `json:"occupancy"`
+		MeanTasks       *float64   `json:"mean_tasks_per_server"`
+		MeanSojourn     *float64   `json:"mean_sojourn"`
+		WaitProbability *float64   `json:"wait_probability"`
+		MaxQueueLength  int        `json:"max_queue_length"`
+	} `json:"per_replication"`
+}
+
+// Merge gathers the point files of a sweep output directory (written by any
+// number of shards, on any hosts) into one tidy CSV and its provenance. It
+// refuses missing points and mixed code versions unless opt allows them, and
+// point files of another sweep always.
+func Merge(dir string, opt MergeOptions) (*Merged, error) {
+	sw, err := ReadSweepDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	points, err := sw.Points()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SpecFile), err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, PointsDir, "point-*.json"))
+	for _, f := range files {
+		var idx int
+		if _, err := fmt.Sscanf(filepath.Base(f), "point-%06d.json", &idx); err != nil || idx >= len(points) ||
+			PointFile(dir, idx) != f {
+			return nil, fmt.Errorf("%s: not a point of this sweep (it has points 0-%d)", f, len(points)-1)
+		}
+	}
+
+	prov := Provenance{
+		Format: ProvenanceFormat, Sweep: sw, Dir: dir, Points: len(points), Replications: sw.Replications,
+		Summary: opt.Summary, MergedBy: CurrentVersion(), Command: opt.Command, Hosts: map[string]int{},
+		Created: time.Now().UTC().Truncate(time.Second),
+	}
+	var missing []Point
+	recs := make([]*PointRecord, len(points))
+	figs := make([]*figures, len(points))
+	versions := map[string][]int{}
+	for _, pt := range points {
+		rec, err := ReadPoint(PointFile(dir, pt.Index))
+		if errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, pt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.Key != pt.Key || rec.Index != pt.Index || rec.Seed != pt.Seed {
+			return nil, fmt.Errorf("%s: holds another scenario or seed than %v", PointFile(dir, pt.Index), pt)
+		}
+		var fg figures
+		if err := json.Unmarshal(rec.Result, &fg); err != nil {
+			return nil, fmt.Errorf("%s: result: %w", PointFile(dir, pt.Index), err)
+		}
+		if len(fg.PerReplication) != sw.Replications {
+			return nil, fmt.Errorf("%s: %d replications, want %d", PointFile(dir, pt.Index), len(fg.PerReplication), sw.Replications)
+		}
+		recs[pt.Index], figs[pt.Index] = rec, &fg
+		known := false
+		for _, v := range prov.Versions {
+			if sameCode(v, rec.Version) {
+				known = true
+				versions[v.describe()] = append(versions[v.describe()], pt.Index)
+			}
+		}
+		if !known {
+			prov.Versions = append(prov.Versions, rec.Version)
+			versions[rec.Version.describe()] = append(versions[rec.Version.describe()], pt.Index)
+		}
+	}
+	if len(missing) > 0 {
+		if !opt.AllowIncomplete {
+			return nil, &IncompleteError{Dir: dir, Total: len(points), Missing: missing}
+		}
+		for _, pt := range missing {
+			prov.Missing = append(prov.Missing, pt.Index)
+		}
+	}
+	if len(prov.Versions) > 1 && !opt.AllowMixed {
+		return nil, &MixedError{Versions: versions}
+	}
+	if len(missing) == len(points) {
+		return nil, fmt.Errorf("%s: no finished points", dir)
+	}
+
+	shards := map[string]bool{}
+	for _, rec := range recs {
+		if rec == nil {
+			continue
+		}
+		prov.Hosts[rec.Host]++
+		shards[rec.Shard] = true
+		if !slices.ContainsFunc(prov.SweepCommands, func(c []string) bool { return slices.Equal(c, rec.Command) }) &&
+			rec.Command != nil {
+			prov.SweepCommands = append(prov.SweepCommands, rec.Command)
+		}
+		end := rec.Started.Add(time.Duration(rec.WallSeconds * float64(time.Second)))
+		t := &prov.Timings
+		if t.FirstStart.IsZero() || rec.Started.Before(t.FirstStart) {
+			t.FirstStart = rec.Started
+		}
+		if end.After(t.LastFinish) {
+			t.LastFinish = end
+		}
+		t.PointSeconds += rec.WallSeconds
+		t.MaxPointSeconds = max(t.MaxPointSeconds, rec.WallSeconds)
+	}
+	prov.Timings.Span = prov.Timings.LastFinish.Sub(prov.Timings.FirstStart).Seconds()
+	prov.HostCount = len(prov.Hosts)
+	for s := range shards {
+		prov.Shards = append(prov.Shards, s)
+	}
+	slices.Sort(prov.Shards)
+
+	data, cols, rows, err := writeCSV(sw, points, figs, opt.Summary)
+	if err != nil {
+		return nil, err
+	}
+	prov.Rows, prov.Columns = rows, cols
+	return &Merged{CSV: data, Provenance: prov}, nil
+}
+
+// ProvenancePath is the sidecar of a CSV: data/x.csv -> data/x.provenance.json.
+func ProvenancePath(csvPath string) string {
+	return strings.TrimSuffix(csvPath, filepath.Ext(csvPath)) + ".provenance.json"
+}
+
+// Write writes the CSV to path and the provenance next to it
+// (ProvenancePath), each atomically.
+func (m *Merged) Write(path string) error {
+	prov, err := json.MarshalIndent(m.Provenance, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(path, m.CSV); err != nil {
+		return err
+	}
+	return WriteFileAtomic(ProvenancePath(path), append(prov, '\n'))
+}
+
+// fmtFloat writes a float exactly (shortest round-trip form); nil is NaN.
+func fmtFloat(x *float64) string {
+	if x == nil || math.IsNaN(*x) {
+		return "NaN"
+	}
+	return strconv.FormatFloat(*x, 'g', -1, 64)
+}
+
+func fmtParam(v json.RawMessage) string {
+	if v == nil || isNull(v) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+func writeCSV(sw *Spec, points []Point, figs []*figures, summary bool) ([]byte, []string, int, error) {
+	levels := 0
+	var qlevels []float64
+	for _, fg := range figs {
+		if fg == nil {
+			continue
+		}
+		levels = max(levels, len(fg.Occupancy))
+		for _, rr := range fg.PerReplication {
+			levels = max(levels, len(rr.Occupancy))
+		}
+		for _, q := range fg.SojournQuantiles {
+			if !slices.Contains(qlevels, q.P) {
+				qlevels = append(qlevels, q.P)
+			}
+		}
+	}
+	slices.Sort(qlevels)
+	occ := func(xs []*float64, i int) *float64 {
+		if i < len(xs) {
+			return xs[i]
+		}
+		zero := 0.0 // no server ever reached level i+1
+		return &zero
+	}
+	cols := []string{"point"}
+	if !summary {
+		cols = append(cols, "replication")
+	}
+	cols = append(cols, sw.Keys()...)
+	cols = append(cols, "seed")
+	if summary {
+		cols = append(cols, "replications", "engine_used", "events",
+			"mean_tasks_per_server", "mean_tasks_per_server_ci95", "mean_sojourn", "mean_sojourn_ci95",
+			"wait_probability", "wait_probability_ci95", "max_queue_length")
+		for _, p := range qlevels {
+			cols = append(cols, "sojourn_p"+strconv.FormatFloat(100*p, 'g', -1, 64))
+		}
+		for i := range levels {
+			cols = append(cols, fmt.Sprintf("q%d", i+1))
+		}
+		for i := range levels {
+			cols = append(cols, fmt.Sprintf("q%d_ci95", i+1))
+		}
+	} else {
+		cols = append(cols, "engine_used", "events", "mean_tasks_per_server", "mean_sojourn", "wait_probability",
+			"max_queue_length")
+		for i := range levels {
+			cols = append(cols, fmt.Sprintf("q%d", i+1))
+		}
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(cols); err != nil {
+		return nil, nil, 0, err
+	}
+	rows := 0
+	for _, pt := range points {
+		fg := figs[pt.Index]
+		if fg == nil {
+			continue
+		}
+		head := []string{strconv.Itoa(pt.Index)}
+		var params []string
+		for _, pa := range pt.Params {
+			params = append(params, fmtParam(pa.Value))
+		}
+		seed := strconv.FormatUint(pt.Seed, 10)
+		if summary {
+			row := append(append(append(head, params...), seed), strconv.Itoa(fg.Replications), fg.Engine,
+				strconv.FormatInt(fg.Events, 10),
+				fmtFloat(fg.MeanTasks), fmtFloat(fg.MeanTasksCI95), fmtFloat(fg.MeanSojourn), fmtFloat(fg.MeanSojournCI95),
+				fmtFloat(fg.WaitProbability), fmtFloat(fg.WaitProbability95), strconv.Itoa(fg.MaxQueueLength))
+			for _, p := range qlevels {
+				var v *float64
+				for _, q := range fg.SojournQuantiles {
+					if q.P == p {
+						v = q.Value
+					}
+				}
+				row = append(row, fmtFloat(v))
+			}
+			for i := range levels {
+				row = append(row, fmtFloat(occ(fg.Occupancy, i)))
+			}
+			for i := range levels {
+				row = append(row, fmtFloat(occ(fg.OccupancyCI95, i)))
+			}
+			if err := w.Write(row); err != nil {
+				return nil, nil, 0, err
+			}
+			rows++
+			continue
+		}
+		for r, rr := range fg.PerReplication {
+			row := append(append(append(slices.Clone(head), strconv.Itoa(r)), params...), seed, fg.Engine,
+				strconv.FormatInt(rr.Events, 10), fmtFloat(rr.MeanTasks), fmtFloat(rr.MeanSojourn),
+				fmtFloat(rr.WaitProbability), strconv.Itoa(rr.MaxQueueLength))
+			for i := range levels {
+				row = append(row, fmtFloat(occ(rr.Occupancy, i)))
+			}
+			if err := w.Write(row); err != nil {
+				return nil, nil, 0, err
+			}
+			rows++
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return nil, nil, 0, err
+	}
+	return buf.Bytes(), cols, rows, nil
+}
