@@ -20,7 +20,7 @@ COPY --chown=${NB_USER}:${NB_USER} . ${HOME}/lbsim
 # Root part: Debian's Jupyter packages (+ nodejs/npm when missing), plus jupyterhub
 # for jupyterhub-singleuser (used by Binder/JupyterHub launchers); no Chromium (only
 # the tests need it).
-RUN EXTRA_APT_PACKAGES=jupyterhub LBSIM_NO_BROWSER=1 bash ${HOME}/lbsim/scripts/setup.sh --system \
+RUN EXTRA_APT_PACKAGES=jupyterhub LBSIM_NO_BROWSER=1 LBSIM_NO_SLURM=1 bash ${HOME}/lbsim/scripts/setup.sh --system \
  && rm -rf /var/lib/apt/lists/*
 
 USER ${NB_USER}
