@@ -10,10 +10,13 @@ import (
 	"github.com/lbsim/notebooks/lbsim"
 )
 
-// The dataset data/01-jsqd-finite-n.csv: made from its spec, reproducible
-// from it, and in line with the mean-field limit of JSQ(2).
-func TestDataJSQdFiniteN(t *testing.T) {
-	const csvPath = "../../data/01-jsqd-finite-n.csv"
+// loadDataset loads data/NAME.csv and checks it against its spec,
+// data/specs/NAME.json: the provenance records that sweep, a complete summary
+// merge with one row per point, and point 0, recomputed from the spec, has the
+// same numbers to the last digit (same seed, same bytes).
+func loadDataset(t *testing.T, name string) *Table {
+	t.Helper()
+	csvPath := "../../data/" + name + ".csv"
 	tab, err := LoadCSV(csvPath)
 	if err != nil {
 		t.Fatal(err)
@@ -22,17 +25,18 @@ func TestDataJSQdFiniteN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ReadSpec("../../data/specs/01-jsqd-finite-n.json")
+	spec, err := ReadSpec("../../data/specs/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := json.Marshal(spec)
 	b, _ := json.Marshal(prov.Sweep)
-	if string(a) != string(b) || !prov.Summary || prov.Rows != 24 || tab.Len() != 24 || len(prov.Missing) != 0 {
-		t.Fatalf("the CSV's provenance does not match data/specs/01-jsqd-finite-n.json:\n%s\n%s", a, b)
+	n := spec.NumPoints()
+	if string(a) != string(b) || !prov.Summary || prov.Rows != n || tab.Len() != n || len(prov.Missing) != 0 {
+		t.Fatalf("the provenance of %s does not match data/specs/%s.json (%d points, summary, none missing):\n%s\n%s",
+			csvPath, name, n, a, b)
 	}
 
-	// Same seed, same bytes: point 0 (N = 10, lambda = 0.5) recomputed.
 	pts, err := spec.Points()
 	if err != nil {
 		t.Fatal(err)
@@ -42,14 +46,22 @@ func TestDataJSQdFiniteN(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := tab.Where("point", "0")
-	for col, x := range map[string]float64{"mean_sojourn": res.MeanSojourn, "q2": res.Occupancy[1],
-		"wait_probability_ci95": res.WaitProbabilityCI95} {
-		s, _ := row.Strings(col)
-		if want := strconv.FormatFloat(x, 'g', -1, 64); s[0] != want {
-			t.Errorf("point 0 %s: the CSV has %s, a run of its scenario gives %s: the data is stale; regenerate it "+
-				"with the commands in data/README.md", col, s[0], want)
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for col, want := range map[string]string{"mean_sojourn": g(res.MeanSojourn), "q2": g(res.Occupancy[1]),
+		"q2_ci95": g(res.OccupancyCI95[1]), "wait_probability_ci95": g(res.WaitProbabilityCI95),
+		"events": strconv.FormatInt(res.Events, 10)} {
+		if s, err := row.Strings(col); err != nil || len(s) != 1 || s[0] != want {
+			t.Errorf("%s, %s, %s: the CSV has %s, a run of its scenario gives %s: the data is stale; "+
+				"regenerate it with the commands in data/README.md", name, pts[0], col, s, want)
 		}
 	}
+	return tab
+}
+
+// The dataset data/01-jsqd-finite-n.csv: made from its spec, reproducible
+// from it, and in line with the mean-field limit of JSQ(2).
+func TestDataJSQdFiniteN(t *testing.T) {
+	tab := loadDataset(t, "01-jsqd-finite-n")
 
 	// T_2(lambda) = sum_i lambda^(2^i - 2), the mean sojourn in the
 	// mean-field limit (MODELS.md: T_2(0.9) = 2.6141, T_2(0.5) = 1.2657).
@@ -72,7 +84,7 @@ func TestDataJSQdFiniteN(t *testing.T) {
 		limit := t2(lam)
 		for k := range ns {
 			// Finite N sits above the limit, up to noise: 3 half-widths
-			// (about 4.5 standard errors) below it would be a failure.
+			// (about 6 standard errors with 20 replications) below it would be a failure.
 			if soj[k] < limit-3*ci[k] {
 				t.Errorf("lambda %s, N %v: mean sojourn %v +- %v below the limit T_2 = %v", l, ns[k], soj[k], ci[k], limit)
 			}
@@ -87,6 +99,40 @@ func TestDataJSQdFiniteN(t *testing.T) {
 				t.Errorf("lambda %s: mean sojourn at N = %v (%v +- %v) not below N = %v (%v +- %v)",
 					l, ns[k], soj[k], ci[k], ns[k-1], soj[k-1], ci[k-1])
 			}
+		}
+	}
+}
+
+// The dataset data/02-er-scaling.csv (neighbour JSQ on Erdős-Rényi graphs and
+// the clique, notebook 02): made from its spec, reproducible from it (point 0,
+// N = 300, is recomputed), and consistent with two exact laws at every point.
+func TestDataERScaling(t *testing.T) {
+	tab := loadDataset(t, "02-er-scaling")
+	col := func(name string) []float64 {
+		x, err := tab.Floats(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	lam, n, q1, q1ci := col("lambda"), col("servers"), col("q1"), col("q1_ci95")
+	tasks, soj := col("mean_tasks_per_server"), col("mean_sojourn")
+	for k := range lam {
+		// Unit-rate servers: the fraction of busy servers is lambda in the
+		// stationary regime, whatever the graph. 4 half-widths (about 13
+		// standard errors with 4 replications, whose own spread is uncertain)
+		// plus 0.002 for what is left of the transient from the empty start
+		// after the warmup (measured: |q1 - lambda| <= 0.0026, at most 1.6 half-widths).
+		if d := math.Abs(q1[k] - lam[k]); d > 4*q1ci[k]+0.002 {
+			t.Errorf("row %d (N = %v, lambda = %v): q1 = %v +- %v, want lambda", k, n[k], lam[k], q1[k], q1ci[k])
+		}
+		// Little's law: tasks per server = lambda * mean sojourn. Within 1%:
+		// the sojourns are those of the tasks that leave in the measured
+		// window, which differ from the time average by the tasks present at
+		// its ends, a relative edge effect of order (tasks per server) /
+		// (lambda * window), below 0.5% here (measured: at most 0.3%).
+		if math.Abs(tasks[k]-lam[k]*soj[k]) > 0.01*tasks[k] {
+			t.Errorf("row %d (N = %v, lambda = %v): %v tasks per server, lambda * sojourn = %v", k, n[k], lam[k], tasks[k], lam[k]*soj[k])
 		}
 	}
 }
