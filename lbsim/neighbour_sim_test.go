@@ -178,7 +178,7 @@ func TestNeighbourSpec(t *testing.T) {
 		func(sp *lbsim.Spec) { sp.Topology = "split"; sp.Split = 0.25 },
 		func(sp *lbsim.Spec) { sp.Topology = "pendant"; sp.Clique = 4 },
 	} {
-		for _, policy := range []string{"neighbour-jsq", "neighbour-jsqd"} {
+		for _, policy := range []string{"neighbour-jsq", "neighbour-jsq-first-idle", "neighbour-jsqd"} {
 			sp := base(policy)
 			f(&sp)
 			ok = append(ok, sp)
@@ -278,5 +278,44 @@ func TestNeighbourSpecEdgeListFile(t *testing.T) {
 	sp.Servers = 3
 	if _, err := sp.Scenario(); err == nil || !strings.Contains(err.Error(), "graph = ") {
 		t.Errorf("ids beyond servers: err = %v", err)
+	}
+}
+
+// The policy name neighbour-jsq-first-idle is NeighbourJSQFirstIdle on the
+// spec's graph: the same seed gives the same run, and not neighbour-jsq's.
+func TestNeighbourSpecFirstIdle(t *testing.T) {
+	seed := uint64(5)
+	sp := lbsim.Spec{Servers: 60, Lambda: 0.8, Policy: "neighbour-jsq-first-idle", Topology: "ring", Degree: 4,
+		Horizon: 200, Seed: &seed}
+	viaSpec, err := lbsim.RunSpec(context.Background(), sp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := graph.Ring(60, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sp.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p lbsim.Policy) *lbsim.Result {
+		sc := sc
+		sc.Policy = p
+		res, err := lbsim.Run(context.Background(), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	direct, full := run(lbsim.NeighbourJSQFirstIdle(ring)), run(lbsim.NeighbourJSQ(ring))
+	if !reflect.DeepEqual(viaSpec.Occupancy, direct.Occupancy) {
+		t.Errorf("spec %v, NeighbourJSQFirstIdle %v: want the same run", viaSpec.Occupancy, direct.Occupancy)
+	}
+	if reflect.DeepEqual(direct.Occupancy, full.Occupancy) {
+		t.Error("first-idle and full scan gave the same run; the spec name may not select the variant")
+	}
+	if !strings.Contains(viaSpec.Policy, "first-idle") {
+		t.Errorf("policy name %q", viaSpec.Policy)
 	}
 }

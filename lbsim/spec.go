@@ -22,9 +22,11 @@ type Spec struct {
 	Servers int     `json:"servers"`
 	Lambda  float64 `json:"lambda"`
 	Policy  string  `json:"policy"`
-	// D is the number of sampled servers of jsqd and jiqd (default 2).
+	// D is the number of sampled servers of jsqd and jiqd, or of walkers of
+	// nbrw-jsqd (default 2).
 	D int `json:"d,omitempty"`
-	// Sampling is "without" (default) or "with" replacement, for jsqd.
+	// Sampling is "without" (default) or "with" replacement, for jsqd and
+	// compat-jsqd.
 	Sampling      string    `json:"sampling,omitempty"`
 	Rates         []float64 `json:"rates,omitempty"`
 	OriginWeights []float64 `json:"origin_weights,omitempty"`
@@ -46,7 +48,7 @@ type Spec struct {
 	Grid          float64 `json:"grid,omitempty"`
 	AllowUnstable bool    `json:"allow_unstable,omitempty"`
 
-	// The graph of the graph policies (neighbour-jsq, neighbour-jsqd); other
+	// The graph of the graph policies (neighbour-jsq, neighbour-jsqd, nbrw-jsqd); other
 	// policies reject these keys. See Spec.BuildGraph for their meaning.
 	//
 	// Topology is complete, er, regular, ring, torus, geometric, split or
@@ -68,6 +70,30 @@ type Spec struct {
 	// GraphSeed seeds the random topologies (er, regular, geometric); it
 	// defaults to Seed.
 	GraphSeed *uint64 `json:"graph_seed,omitempty"`
+
+	// The walkers of nbrw-jsqd (on the graph above); other policies reject
+	// these keys. Walk is nbrw (non-backtracking, the default) or srw (simple
+	// random walk); Steps is the number of walk steps per arrival (default 1).
+	Walk  string `json:"walk,omitempty"`
+	Steps int    `json:"steps,omitempty"`
+
+	// The compatibility graph of compat-jsqd and compat-jsq between the
+	// servers and Types task types (default: as many as servers); other
+	// policies reject these keys. See Spec.BuildCompat for their meaning.
+	// Compat is complete, random, random-types, sparse, ring, torus or block;
+	// CompatGraph is instead an edge-list file ("type server" per line).
+	Compat       string    `json:"compat,omitempty"`
+	Types        int       `json:"types,omitempty"`
+	ServerDegree int       `json:"server_degree,omitempty"`
+	TypeDegree   int       `json:"type_degree,omitempty"`
+	CompatRadius float64   `json:"compat_radius,omitempty"`
+	Blocks       int       `json:"blocks,omitempty"`
+	BlockShares  []float64 `json:"block_shares,omitempty"`
+	CompatGraph  string    `json:"compat_graph,omitempty"`
+	// CompatSeed seeds the random designs; it defaults to Seed.
+	CompatSeed *uint64 `json:"compat_seed,omitempty"`
+	// TypeRates are the relative arrival rates of the types (default equal).
+	TypeRates []float64 `json:"type_rates,omitempty"`
 }
 
 // A PolicyBuilder makes a policy from the policy fields of a Spec, or says which
@@ -165,7 +191,7 @@ func parseSampling(s string) (Sampling, error) {
 }
 
 // takesD lists the built-in policies whose d defaults to 2.
-var takesD = map[string]bool{"jsqd": true, "jiqd": true, "jswd": true, "neighbour-jsqd": true}
+var takesD = map[string]bool{"jsqd": true, "jiqd": true, "jswd": true, "neighbour-jsqd": true, "nbrw-jsqd": true, "compat-jsqd": true}
 
 // WithDefaults returns sp with every absent optional field set to its default.
 func (sp Spec) WithDefaults() Spec {
@@ -209,6 +235,8 @@ func (sp Spec) WithDefaults() Spec {
 		s := *sp.Seed
 		sp.GraphSeed = &s
 	}
+	sp = sp.walkDefaults()
+	sp = sp.compatDefaults()
 	return sp
 }
 
@@ -230,6 +258,12 @@ func (sp Spec) Scenario() (Scenario, error) {
 	}
 	if takesD[sp.Policy] && (sp.D < 1 || sp.D > sp.Servers) {
 		return Scenario{}, fmt.Errorf("d = %d: must be between 1 and servers (%d)", sp.D, sp.Servers)
+	}
+	if err := sp.checkWalkKeys(); err != nil {
+		return Scenario{}, err
+	}
+	if err := sp.checkCompatKeys(); err != nil {
+		return Scenario{}, err
 	}
 	p, err := build(sp)
 	if err != nil {

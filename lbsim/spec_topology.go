@@ -15,7 +15,7 @@ import (
 var topologies = []string{"complete", "er", "regular", "ring", "torus", "geometric", "split", "pendant"}
 
 // takesGraph lists the built-in policies that read the graph keys of a Spec.
-var takesGraph = map[string]bool{"neighbour-jsq": true, "neighbour-jsqd": true}
+var takesGraph = map[string]bool{"neighbour-jsq": true, "neighbour-jsq-first-idle": true, "neighbour-jsqd": true, "nbrw-jsqd": true}
 
 // randomTopology lists the topologies drawn from GraphSeed.
 var randomTopology = map[string]bool{"er": true, "regular": true, "geometric": true}
@@ -245,6 +245,7 @@ func (sp Spec) graphDescription() string {
 }
 
 func registerGraphPolicies() {
+	registerWalkPolicy()
 	noSampling := func(name string, sp Spec) error {
 		if sp.Sampling != "" {
 			return fmt.Errorf("sampling = %q: policy %s takes no sampling", sp.Sampling, name)
@@ -259,6 +260,17 @@ func registerGraphPolicies() {
 			return nil, err
 		}
 		return newSpecGraphPolicy(sp, "neighbour-jsq("+sp.graphDescription()+")", NeighbourJSQ)
+	})
+	// The first-idle scan from a random offset (NeighbourJSQFirstIdle): a
+	// different tie-break among idle neighbours, hence its own name.
+	RegisterPolicy("neighbour-jsq-first-idle", func(sp Spec) (Policy, error) {
+		if sp.D != 0 {
+			return nil, fmt.Errorf("d = %d: policy neighbour-jsq-first-idle takes no d", sp.D)
+		}
+		if err := noSampling("neighbour-jsq-first-idle", sp); err != nil {
+			return nil, err
+		}
+		return newSpecGraphPolicy(sp, "neighbour-jsq-first-idle("+sp.graphDescription()+")", NeighbourJSQFirstIdle)
 	})
 	RegisterPolicy("neighbour-jsqd", func(sp Spec) (Policy, error) {
 		if err := noSampling("neighbour-jsqd", sp); err != nil {

@@ -46,8 +46,8 @@ func (f *flags) scenarioFlags(sp *lbsim.Spec) {
 		"service rate unless --allow-unstable; required)", floatValue(&sp.Lambda))
 	f.add("policy", "NAME", "dispatching policy, one of: "+strings.Join(lbsim.PolicyNames(), ", ")+" (required)",
 		stringValue(&sp.Policy))
-	f.add("d", "D", "servers sampled per task by jsqd and jiqd (1 <= d <= N; default 2)", intValue(&sp.D))
-	f.add("sampling", "with|without", "jsqd sampling with or without replacement (default without)",
+	f.add("d", "D", "servers sampled per task by jsqd, jiqd and compat-jsqd, walkers of nbrw-jsqd (1 <= d <= N; default 2)", intValue(&sp.D))
+	f.add("sampling", "with|without", "jsqd and compat-jsqd sampling with or without replacement (default without)",
 		stringValue(&sp.Sampling))
 	f.add("rates", "LIST", "per-server service rates (> 0; default all 1), N values: comma-separated "+
 		"(1,1,2,2) or compact VALUExCOUNT runs (1x2,2x2), mixable; \"\" for the default", floatList(&sp.Rates))
@@ -55,7 +55,8 @@ func (f *flags) scenarioFlags(sp *lbsim.Spec) {
 		"default uniform), N values in the syntax of --rates; used only by policies that use origins",
 		floatList(&sp.OriginWeights))
 	f.add("topology", "NAME", "graph of the graph policies neighbour-jsq and neighbour-jsqd (servers are "+
-		"vertices; a task joins the shortest queue among its origin and neighbours): complete, er, regular, ring, "+
+		"vertices; a task joins the shortest queue among its origin and neighbours) and nbrw-jsqd (walkers on the "+
+		"vertices): complete, er, regular, ring, "+
 		"torus (servers = L*L), geometric, split or pendant; or give --graph", stringValue(&sp.Topology))
 	f.add("degree", "K", "mean degree of er (in (0, N-1]), degree of regular (integer in [1, N-1], N*K even), "+
 		"degree of ring (even integer in [2, N-1]: K/2 neighbours on each side)", floatValue(&sp.Degree))
@@ -69,6 +70,31 @@ func (f *flags) scenarioFlags(sp *lbsim.Spec) {
 		"0-based ids below N, # comments", stringValue(&sp.Graph))
 	f.add("graph-seed", "S", "seed of the random topologies er, regular and geometric (an integer in [0, 2^64-1]; "+
 		"default: --seed)", optionalUint(&sp.GraphSeed))
+	f.add("walk", "nbrw|srw", "walk of the nbrw-jsqd walkers: nbrw (non-backtracking, the default) or srw "+
+		"(simple random walk)", stringValue(&sp.Walk))
+	f.add("steps", "S", "walk steps each nbrw-jsqd walker takes per arrival (an integer in [1, 1048576]; default 1)",
+		intValue(&sp.Steps))
+	f.add("compat", "NAME", "compatibility graph of compat-jsqd and compat-jsq between the servers and --types "+
+		"task types: complete, random (--server-degree types per server), random-types (--type-degree servers "+
+		"per type), sparse (the Rutten-Mukherjee construction: --server-degree draws per server), ring or torus "+
+		"(compatible within --compat-radius), block (--blocks, --block-shares); or give --compat-graph",
+		stringValue(&sp.Compat))
+	f.add("types", "M", "number of task types of the compat policies (an integer in [1, 2^32-1]; default N)",
+		intValue(&sp.Types))
+	f.add("server-degree", "C", "types per server of compat random and sparse (random: in [1, M])",
+		intValue(&sp.ServerDegree))
+	f.add("type-degree", "K", "servers per type of compat random-types (in [1, N])", intValue(&sp.TypeDegree))
+	f.add("compat-radius", "R", "compatibility radius of compat ring (in (0, 0.5], unit circle) and torus "+
+		"(in (0, 0.7071], unit torus)", floatValue(&sp.CompatRadius))
+	f.add("blocks", "B", "number of blocks of compat block (in [1, min(N, M)])", intValue(&sp.Blocks))
+	f.add("block-shares", "LIST", "relative server shares of the blocks of compat block (> 0, B values in the "+
+		"syntax of --rates; default equal; types are split equally)", floatList(&sp.BlockShares))
+	f.add("compat-graph", "FILE", "edge-list file for the compat policies instead of --compat: \"type server\" "+
+		"per line, 0-based ids below M and N, # comments", stringValue(&sp.CompatGraph))
+	f.add("compat-seed", "S", "seed of the random compat designs random, random-types and sparse "+
+		"(an integer in [0, 2^64-1]; default: --seed)", optionalUint(&sp.CompatSeed))
+	f.add("type-rates", "LIST", "relative arrival rates of the task types of the compat policies (>= 0, not all 0; "+
+		"default equal), M values in the syntax of --rates", floatList(&sp.TypeRates))
 	f.add("allow-unstable", "", "allow lambda at or above the mean service rate (a finite-horizon transient "+
 		"run; for exact, a truncated chain with an explicit --cap)", boolValue(&sp.AllowUnstable))
 }
@@ -210,6 +236,8 @@ func checkGiven(sp lbsim.Spec, given map[string]bool) error {
 		return usageErr("split = 0: must be a clique fraction in (0, 1]")
 	case sp.Clique == 0 && given["clique"]:
 		return usageErr("clique = 0: must be between 1 and servers (%d)", sp.Servers)
+	case sp.Steps == 0 && given["steps"]:
+		return usageErr("steps = 0: must be between 1 and 1048576; omit it for the default 1")
 	case sp.Horizon == 0 && given["horizon"]:
 		return usageErr("horizon = 0: must be a finite time > 0; omit it for the default %g", lbsim.DefaultHorizon)
 	case sp.Replications == 0 && given["replications"]:
