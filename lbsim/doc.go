@@ -30,8 +30,12 @@
 // A Policy returns a server for each arrival, reading the State (queue lengths,
 // counts, a random idle or shortest server in O(1)) and drawing from the random
 // stream it is given. Built in, one file each: Random (JSQ(1)), JSQ, JSQd (power
-// of d, with or without replacement), JIQ, JIQd, RoundRobin, NeighbourJSQ and
-// NeighbourJSQd on a graph (package graph), and JSWd (least workload of d). Users write
+// of d, with or without replacement), JIQ, JIQd, RoundRobin; on a graph (package
+// graph) NeighbourJSQ (and NeighbourJSQFirstIdle), NeighbourJSQd, and NBRWJSQd /
+// WalkJSQd (d persistent non-backtracking or simple random walkers, whose
+// positions are the candidates: Tang-Subramanian); under compatibility
+// constraints between servers and task types (package compat) CompatJSQd and
+// CompatJSQ (Rutten-Mukherjee); and JSWd (least workload of d). Users write
 // their own by implementing the two methods of Policy, in a notebook if they
 // like; optional interfaces add what a policy can do:
 //

@@ -44,25 +44,7 @@ func TestSimulationMatchesExact(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					slack := sol.TruncationMass + 1e-6
-					check := func(what string, got, ci, want float64) {
-						if math.Abs(got-want) > 4*ci+slack {
-							t.Errorf("%s: simulated %.5f ± %.5f, exact %.5f", what, got, ci, want)
-						}
-					}
-					for i := 1; i <= 4; i++ {
-						want := 0.0
-						if i < len(sol.Occupancy) {
-							want = sol.Occupancy[i]
-						}
-						var got, ci float64
-						if i <= len(res.Occupancy) {
-							got, ci = res.Occupancy[i-1], res.OccupancyCI95[i-1]
-						}
-						check(fmt.Sprintf("q_%d", i), got, ci, want)
-					}
-					check("mean sojourn", res.MeanSojourn, res.MeanSojournCI95, sol.MeanSojourn)
-					check("wait probability", res.WaitProbability, res.WaitProbabilityCI95, sol.WaitProbability)
+					checkAgainstExact(t, res, sol, 4)
 				})
 			}
 		}

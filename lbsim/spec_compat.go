@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
 )
@@ -398,19 +397,10 @@ func init() {
 	})
 }
 
-// specCompatPolicy is a compat policy built from a Spec. Like
-// specGraphPolicy, its graph is generated on first use (Prepare or Route),
-// once, and shared by the replications; an edge-list file and the complete
-// design are read at once, so that a malformed file is invalid input.
-type specCompatPolicy struct {
-	name  string
-	spec  Spec
-	build func(*compat.Graph) Policy
-	once  sync.Once
-	p     Policy
-	err   error
-}
-
+// newSpecCompatPolicy returns the compat policy build makes on the
+// compatibility graph of sp, generated on first use (see lazyPolicy); an
+// edge-list file and the complete design are loaded at once. Tasks have types,
+// not origins.
 func newSpecCompatPolicy(sp Spec, name string, build func(*compat.Graph) Policy) (Policy, error) {
 	if err := sp.checkCompatSpec(); err != nil {
 		return nil, err
@@ -418,51 +408,17 @@ func newSpecCompatPolicy(sp Spec, name string, build func(*compat.Graph) Policy)
 	if err := sp.checkBlockStability(); err != nil {
 		return nil, err
 	}
-	w := &specCompatPolicy{name: name, spec: sp, build: build}
+	w := newLazyPolicy(name, false, func() (Policy, error) {
+		g, err := sp.BuildCompat()
+		if err != nil {
+			return nil, err
+		}
+		return build(g), nil
+	})
 	if sp.CompatGraph != "" || sp.Compat == "complete" {
 		if _, err := w.load(); err != nil {
 			return nil, err
 		}
 	}
 	return w, nil
-}
-
-func (w *specCompatPolicy) load() (Policy, error) {
-	w.once.Do(func() {
-		g, err := w.spec.BuildCompat()
-		if err != nil {
-			w.err = err
-			return
-		}
-		w.p = w.build(g)
-	})
-	return w.p, w.err
-}
-
-func (w *specCompatPolicy) Name() string { return w.name }
-
-// Dispatch is that of the prepared policy; the engines always call Prepare
-// first.
-func (w *specCompatPolicy) Dispatch(s *State, origin int, r *rand.Rand) int {
-	p, err := w.load()
-	if err != nil {
-		panic(err)
-	}
-	return p.Dispatch(s, origin, r)
-}
-
-func (w *specCompatPolicy) Prepare(sys System) (Policy, error) {
-	p, err := w.load()
-	if err != nil {
-		return nil, err
-	}
-	return p.(Preparer).Prepare(sys)
-}
-
-func (w *specCompatPolicy) Route(sys System, lengths []int, pstate int, origin int, out []Choice) []Choice {
-	p, err := w.load()
-	if err != nil {
-		panic(err)
-	}
-	return p.(ExactRouter).Route(sys, lengths, pstate, origin, out)
 }

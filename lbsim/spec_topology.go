@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
 )
@@ -288,68 +287,21 @@ func registerGraphPolicies() {
 	})
 }
 
-// specGraphPolicy is a graph policy built from a Spec. Its graph is generated
-// on first use (Prepare or Route), once, and shared by the replications, so
-// that validating a spec (ParseSpec, Scenario) stays cheap even when the
-// graph takes seconds and gigabytes to generate. An edge-list file is read
-// at once, so that a malformed file is invalid input.
-type specGraphPolicy struct {
-	name  string
-	spec  Spec
-	build func(*graph.Graph) Policy
-	once  sync.Once
-	p     Policy
-	err   error
-}
-
+// newSpecGraphPolicy returns the graph policy build makes on the graph of
+// sp, generated on first use (see lazyPolicy); an edge-list file and the
+// implicit complete graph are loaded at once. Tasks have origins.
 func newSpecGraphPolicy(sp Spec, name string, build func(*graph.Graph) Policy) (Policy, error) {
-	w := &specGraphPolicy{name: name, spec: sp, build: build}
+	w := newLazyPolicy(name, true, func() (Policy, error) {
+		g, err := sp.BuildGraph()
+		if err != nil {
+			return nil, err
+		}
+		return build(g), nil
+	})
 	if sp.Graph != "" || sp.Topology == "complete" {
 		if _, err := w.load(); err != nil {
 			return nil, err
 		}
 	}
 	return w, nil
-}
-
-func (w *specGraphPolicy) load() (Policy, error) {
-	w.once.Do(func() {
-		g, err := w.spec.BuildGraph()
-		if err != nil {
-			w.err = err
-			return
-		}
-		w.p = w.build(g)
-	})
-	return w.p, w.err
-}
-
-func (w *specGraphPolicy) Name() string { return w.name }
-
-func (w *specGraphPolicy) UsesOrigin() bool { return true }
-
-// Dispatch is that of the prepared policy; the engines always call Prepare
-// first.
-func (w *specGraphPolicy) Dispatch(s *State, origin int, r *rand.Rand) int {
-	p, err := w.load()
-	if err != nil {
-		panic(err)
-	}
-	return p.Dispatch(s, origin, r)
-}
-
-func (w *specGraphPolicy) Prepare(sys System) (Policy, error) {
-	p, err := w.load()
-	if err != nil {
-		return nil, err
-	}
-	return p.(Preparer).Prepare(sys)
-}
-
-func (w *specGraphPolicy) Route(sys System, lengths []int, pstate int, origin int, out []Choice) []Choice {
-	p, err := w.load()
-	if err != nil {
-		panic(err)
-	}
-	return p.(ExactRouter).Route(sys, lengths, pstate, origin, out)
 }

@@ -86,20 +86,8 @@ func registerWalkPolicy() {
 		if err != nil {
 			return nil, err
 		}
-		return specWalkPolicy{w.(*specGraphPolicy)}, nil
+		lazy := w.(*lazyPolicy)
+		lazy.origin = false // the walkers, not an origin, pick the candidates
+		return statefulLazyPolicy{lazy}, nil
 	})
-}
-
-// specWalkPolicy is nbrw-jsqd built from a Spec: a graph policy whose tasks
-// have no origin and whose walkers are part of the exact chain.
-type specWalkPolicy struct{ *specGraphPolicy }
-
-func (specWalkPolicy) UsesOrigin() bool { return false }
-
-func (w specWalkPolicy) PolicyStates(sys System) int {
-	p, err := w.load()
-	if err != nil {
-		return 1 // Prepare reports the error
-	}
-	return p.(StatefulRouter).PolicyStates(sys)
 }
