@@ -3,8 +3,10 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim"
@@ -35,6 +37,12 @@ func loadDataset(t *testing.T, name string) *Table {
 	if string(a) != string(b) || !prov.Summary || prov.Rows != n || tab.Len() != n || len(prov.Missing) != 0 {
 		t.Fatalf("the provenance of %s does not match data/specs/%s.json (%d points, summary, none missing):\n%s\n%s",
 			csvPath, name, n, a, b)
+	}
+
+	desc := prov.Describe()
+	want := fmt.Sprintf("%d points × %d replications", n, spec.Replications)
+	if !strings.Contains(desc, want) || !strings.Contains(desc, "sweep: ") || !strings.Contains(desc, "merge: ") {
+		t.Errorf("Describe of %s: %q, want the commands and %q", csvPath, desc, want)
 	}
 
 	pts, err := spec.Points()

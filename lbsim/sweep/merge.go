@@ -440,3 +440,24 @@ func writeCSV(sw *Spec, points []Point, figs []*figures, summary bool) ([]byte, 
 	}
 	return buf.Bytes(), cols, rows, nil
 }
+
+// Describe says in a few lines how a dataset was made: the code versions
+// that computed it, the sweep and merge commands, and how long it took. Notebooks
+// print it next to the figures that use the dataset.
+func (p *Provenance) Describe() string {
+	var b strings.Builder
+	for _, v := range p.Versions {
+		rev := v.Revision
+		if rev == "" {
+			rev = "no VCS stamp"
+		}
+		fmt.Fprintf(&b, "computed by %s %s (%s), %s %s, executable sha256 %.16s…\n", v.Module, v.Version, rev, v.Go, v.Platform, v.Binary)
+	}
+	for _, c := range p.SweepCommands {
+		fmt.Fprintf(&b, "sweep: %s\n", strings.Join(c, " "))
+	}
+	fmt.Fprintf(&b, "merge: %s\n", strings.Join(p.Command, " "))
+	fmt.Fprintf(&b, "%d points × %d replications, %.0f s of computing on %d host(s) (longest point %.0f s), merged %s",
+		p.Points, p.Replications, p.Timings.PointSeconds, p.HostCount, p.Timings.MaxPointSeconds, p.Created.Format("2006-01-02 15:04 MST"))
+	return b.String()
+}
