@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,31 +50,12 @@ func EchartsPath() (string, error) {
 		}
 		return p, nil
 	}
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
+	p, starts, ok := findAbove(echartsRel)
+	if !ok {
+		return "", fmt.Errorf("kernelhelpers: echarts.min.js not found: looked for %s above %s; run scripts/setup.sh (it installs echarts from npm into <repo>/third_party/node_modules) or set $%s to the file",
+			echartsRel, strings.Join(starts, ", "), EchartsEnv)
 	}
-	if d := os.Getenv("GONB_DIR"); d != "" {
-		starts = append(starts, d)
-	}
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		starts = append(starts, filepath.Dir(file))
-	}
-	for _, s := range starts {
-		for dir := s; ; {
-			p := filepath.Join(dir, echartsRel)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				return p, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", fmt.Errorf("kernelhelpers: echarts.min.js not found: looked for %s above %s; run scripts/setup.sh (it installs echarts from npm into <repo>/third_party/node_modules) or set $%s to the file",
-		echartsRel, strings.Join(starts, ", "), EchartsEnv)
+	return p, nil
 }
 
 // bundleScript returns the <script> element that defines window.echarts, read
