@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
+
+	"github.com/lbsim/notebooks/lbsim/internal/edgelist"
 )
 
 // ReadEdgeList reads a compatibility graph in edge-list form: one compatible
@@ -17,41 +18,21 @@ func ReadEdgeList(r io.Reader, servers, types int) (*Graph, error) {
 		return nil, err
 	}
 	var edges []Edge
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := sc.Text()
-		if i := strings.IndexByte(s, '#'); i >= 0 {
-			s = s[:i]
-		}
-		f := strings.Fields(s)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 2 {
-			return nil, fmt.Errorf("compat: edge list line %d: want \"type server\", got %d fields", line, len(f))
-		}
-		t, err1 := strconv.ParseUint(f[0], 10, 32)
-		j, err2 := strconv.ParseUint(f[1], 10, 32)
-		switch {
-		case err1 != nil:
-			return nil, fmt.Errorf("compat: edge list line %d: bad type id %q", line, f[0])
-		case err2 != nil:
-			return nil, fmt.Errorf("compat: edge list line %d: bad server id %q", line, f[1])
-		case int(t) >= types:
-			return nil, fmt.Errorf("compat: edge list line %d: type %d: must be below types = %d", line, t, types)
-		case int(j) >= servers:
-			return nil, fmt.Errorf("compat: edge list line %d: server %d: must be below servers = %d", line, j, servers)
-		}
-		if len(edges) >= MaxEdges {
-			return nil, fmt.Errorf("compat: edge list line %d: more than %d edges", line, MaxEdges)
-		}
-		edges = append(edges, Edge{Type: uint32(t), Server: uint32(j)})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("compat: edge list line %d: %w", line+1, err)
+	err := edgelist.Read(r, edgelist.Format{Pkg: "compat", Want: "\"type server\"", IDs: [2]string{"type id", "server id"}},
+		func(line int, t, j uint32) error {
+			switch {
+			case int(t) >= types:
+				return fmt.Errorf("compat: edge list line %d: type %d: must be below types = %d", line, t, types)
+			case int(j) >= servers:
+				return fmt.Errorf("compat: edge list line %d: server %d: must be below servers = %d", line, j, servers)
+			case len(edges) >= MaxEdges:
+				return fmt.Errorf("compat: edge list line %d: more than %d edges", line, MaxEdges)
+			}
+			edges = append(edges, Edge{Type: t, Server: j})
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	return FromEdges(servers, types, edges)
 }

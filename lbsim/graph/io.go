@@ -6,8 +6,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/lbsim/notebooks/lbsim/internal/edgelist"
 	gonumgraph "gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/encoding/dot"
 	"gonum.org/v1/gonum/graph/simple"
@@ -24,38 +24,17 @@ func ReadEdgeList(r io.Reader, n int) (*Graph, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := sc.Text()
-		if i := strings.IndexByte(s, '#'); i >= 0 {
-			s = s[:i]
-		}
-		f := strings.Fields(s)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 2 {
-			return nil, fmt.Errorf("graph: edge list line %d: want two vertex ids, got %d fields", line, len(f))
-		}
-		var ids [2]int
-		for i, x := range f {
-			v, err := strconv.ParseUint(x, 10, 32)
-			if err != nil {
-				return nil, fmt.Errorf("graph: edge list line %d: bad vertex id %q", line, x)
+	err := edgelist.Read(r, edgelist.Format{Pkg: "graph", Want: "two vertex ids", IDs: [2]string{"vertex id", "vertex id"}},
+		func(line int, u, v uint32) error {
+			if err := b.check(int(u), int(v), func() string { return fmt.Sprintf("edge list line %d: edge", line) }); err != nil {
+				return err
 			}
-			ids[i] = int(v)
-		}
-		if err := b.check(ids[0], ids[1], func() string { return fmt.Sprintf("edge list line %d: edge", line) }); err != nil {
-			return nil, err
-		}
-		b.us = append(b.us, uint32(ids[0]))
-		b.vs = append(b.vs, uint32(ids[1]))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("graph: edge list line %d: %w", line+1, err)
+			b.us = append(b.us, u)
+			b.vs = append(b.vs, v)
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	return b.Build()
 }

@@ -1,0 +1,60 @@
+// Package edgelist reads the edge-list text format shared by package graph
+// (vertex pairs) and package compat (type-server pairs): one pair of 0-based
+// ids per line separated by white space, '#' starting a comment to the end of
+// the line, blank lines skipped.
+package edgelist
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Format names what a file holds, for error messages: Pkg prefixes them
+// ("graph"), Want says what a line must hold ("two vertex ids") and IDs name
+// the two ids ("vertex id", "vertex id").
+type Format struct {
+	Pkg  string
+	Want string
+	IDs  [2]string
+}
+
+// Read calls pair with each line's number (from 1) and its two ids (each
+// below 2^32), in order, and stops at the first error, its own (naming the
+// line) or pair's (returned as is).
+func Read(r io.Reader, f Format, pair func(line int, a, b uint32) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := sc.Text()
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s = s[:i]
+		}
+		fields := strings.Fields(s)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 2 {
+			return fmt.Errorf("%s: edge list line %d: want %s, got %d fields", f.Pkg, line, f.Want, len(fields))
+		}
+		var ids [2]uint32
+		for i, x := range fields {
+			v, err := strconv.ParseUint(x, 10, 32)
+			if err != nil {
+				return fmt.Errorf("%s: edge list line %d: bad %s %q", f.Pkg, line, f.IDs[i], x)
+			}
+			ids[i] = uint32(v)
+		}
+		if err := pair(line, ids[0], ids[1]); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: edge list line %d: %w", f.Pkg, line+1, err)
+	}
+	return nil
+}
