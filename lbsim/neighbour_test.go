@@ -207,3 +207,65 @@ func TestNeighbourJSQdScratchRestored(t *testing.T) {
 		}
 	}
 }
+
+// On graphs of degree at least probeMinDegree, neighbour-jsq probes random
+// candidates before scanning (probeIdle); its law must stay the uniform
+// argmin. States with many idle candidates (the probes decide), exactly one or
+// two (the probes mostly fail and the scan decides), and none (ties at the
+// minimum among busy candidates); chi-square as in
+// TestNeighbourDispatchMatchesRoute.
+func TestNeighbourJSQProbingMatchesRoute(t *testing.T) {
+	k, _ := graph.Complete(300)
+	k300, _ := k.Materialize()
+	er, err := graph.ErdosRenyi(700, 0.5, rand.New(rand.NewPCG(3, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const draws = 100000
+	for gi, g := range []*graph.Graph{k300, er} {
+		n := g.N()
+		r0 := rand.New(rand.NewPCG(uint64(gi), 5))
+		states := map[string][]int{}
+		tenth, one, two, none := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+		for j := range n {
+			tenth[j] = 1 + r0.IntN(3)
+			if r0.IntN(10) == 0 {
+				tenth[j] = 0
+			}
+			one[j], two[j], none[j] = 1+r0.IntN(2), 1+r0.IntN(2), 2+r0.IntN(2)
+		}
+		one[7] = 0
+		two[3], two[n-1] = 0, 0
+		none[5], none[11] = 1, 1
+		states["10% idle"], states["one idle"], states["two idle"], states["none idle"] = tenth, one, two, none
+		for name, lengths := range states {
+			sys := System{N: n}
+			p, err := NeighbourJSQ(g).(Preparer).Prepare(sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.(*neighbourJSQ).dense {
+				t.Fatalf("graph %d (%d entries on %d vertices): not dense, so this test would not probe", gi, len(g.Adjacency()), n)
+			}
+			s := newPolicyState(sys, p)
+			for j, l := range lengths {
+				for range l {
+					s.add(j)
+				}
+			}
+			for _, origin := range []int{0, 5, 7, n - 1} {
+				what := fmt.Sprintf("graph %d, %s, origin %d", gi, name, origin)
+				r := rand.New(rand.NewPCG(uint64(100*gi+origin), 11))
+				counts := map[int]int{}
+				for range draws {
+					counts[p.Dispatch(s, origin, r)]++
+				}
+				probs := map[int]float64{}
+				for _, c := range p.(ExactRouter).Route(sys, lengths, 0, origin, nil) {
+					probs[c.Server] += c.P
+				}
+				chiSquareOK(t, what, counts, probs, draws)
+			}
+		}
+	}
+}

@@ -49,6 +49,11 @@ type neighbourJSQ struct {
 	complete  bool
 	off       []uint64
 	adj       []uint32
+	// dense: the mean degree is at least probeMinDegree, so that most
+	// arrivals probe (full scan only).
+	dense bool
+	// scanOnly turns probing off (benchmarks of the scan itself).
+	scanOnly bool
 	// ties holds the servers tied at the running minimum during a scan; it has
 	// room for the largest degree plus the origin. Per replication (Prepare).
 	ties []uint32
@@ -91,10 +96,11 @@ func (p *neighbourJSQ) Prepare(sys System) (Policy, error) {
 	if err := checkGraph(p.g, sys.N); err != nil {
 		return nil, err
 	}
-	q := &neighbourJSQ{g: p.g, firstIdle: p.firstIdle, complete: p.g.IsComplete()}
+	q := &neighbourJSQ{g: p.g, firstIdle: p.firstIdle, scanOnly: p.scanOnly, complete: p.g.IsComplete()}
 	if !q.complete {
 		q.off, q.adj = p.g.Offsets(), p.g.Adjacency()
 		q.ties = make([]uint32, maxDegree(p.g)+1)
+		q.dense = !q.firstIdle && !q.scanOnly && len(q.adj) >= probeMinDegree*p.g.N()
 	}
 	return q, nil
 }
@@ -120,14 +126,68 @@ func (p *neighbourJSQ) Dispatch(s *State, origin int, r *rand.Rand) int {
 			return j
 		}
 	}
+	if p.dense && len(nb) >= probeMinDegree {
+		if j := probeIdle(s.idleBits, origin, nb, r); j >= 0 {
+			return j
+		}
+	}
 	return shortestAmong(length, s.idleBits, origin, nb, p.ties, r)
+}
+
+// probeMinDegree is the smallest degree at which Dispatch probes random
+// candidates before it scans them all (see probeIdle); below it the scan
+// costs no more than a batch of probes.
+const probeMinDegree = 256
+
+// probeIdle looks for an idle server among origin and nb by probing uniformly
+// random candidates (with replacement), in batches of 8 whose reads are
+// independent (so that their cache misses overlap), at most 8 per 256
+// candidates: it returns the first idle one probed, or -1 if none was.
+//
+// This does not change the law of neighbour-jsq: each probe is uniform among
+// the candidates, so the first idle one probed is uniform among the idle
+// candidates, and when the probes find none the caller's full scan picks
+// uniformly among the shortest, which are then the idle ones if any exist.
+// So an idle candidate j is chosen with probability 1/(number of idle
+// candidates) either way. On a dense graph below saturation most arrivals
+// end after one or two batches instead of a scan of the whole neighbourhood;
+// the probes cost at most about half of a scan when they all fail.
+func probeIdle(idle []uint64, origin int, nb []uint32, r *rand.Rand) int {
+	n := uint32(len(nb) + 1) // candidate 0 is the origin, i >= 1 is nb[i-1]
+	for batch := len(nb) / probeMinDegree; batch > 0; batch-- {
+		var cand [8]uint32
+		for k := 0; k < len(cand); k += 2 {
+			x := r.Uint64()
+			a, b := bounded32(r, uint32(x), n), bounded32(r, uint32(x>>32), n)
+			cand[k], cand[k+1] = uint32(origin), uint32(origin)
+			if a > 0 {
+				cand[k] = nb[a-1]
+			}
+			if b > 0 {
+				cand[k+1] = nb[b-1]
+			}
+		}
+		for _, v := range cand {
+			if idle[v>>6]>>(v&63)&1 != 0 {
+				return int(v)
+			}
+		}
+	}
+	return -1
 }
 
 // prefetchOrigin asks for the first cache lines of origin's neighbour list,
 // where the scan of the next arrival will start; the hardware prefetcher
 // follows the rest of the list once the scan runs.
+//
+// On a dense graph, where Dispatch probes random candidates (see probeIdle)
+// rather than scanning, only the origin's offset is prefetched.
 func (p *neighbourJSQ) prefetchOrigin(origin int) {
 	if p.complete {
+		return
+	}
+	if p.dense {
+		prefetch((*int32)(unsafe.Pointer(&p.off[origin])))
 		return
 	}
 	lo, hi := p.off[origin], p.off[origin+1]
