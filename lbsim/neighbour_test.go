@@ -209,43 +209,59 @@ func TestNeighbourJSQdScratchRestored(t *testing.T) {
 }
 
 // On graphs of degree at least probeMinDegree, neighbour-jsq probes random
-// candidates before scanning (probeIdle); its law must stay the uniform
-// argmin. States with many idle candidates (the probes decide), exactly one or
-// two (the probes mostly fail and the scan decides), and none (ties at the
-// minimum among busy candidates); chi-square as in
+// candidates before scanning (probeIdle) while many servers are idle; its law
+// must stay the uniform argmin. Two disjoint cliques of 300 with the second
+// all idle (so that the system is idle enough to probe) and, in the first,
+// states with 40% idle candidates (the probes decide), exactly one or two (the
+// probes mostly fail and the scan decides) and none (ties at the minimum among
+// busy candidates); and G(700, 1/2) with 40% idle. Chi-square as in
 // TestNeighbourDispatchMatchesRoute.
 func TestNeighbourJSQProbingMatchesRoute(t *testing.T) {
-	k, _ := graph.Complete(300)
-	k300, _ := k.Materialize()
+	b := graph.NewBuilder(600)
+	for c := range 2 {
+		for u := range 300 {
+			for v := u + 1; v < 300; v++ {
+				b.AddEdge(300*c+u, 300*c+v)
+			}
+		}
+	}
+	cliques, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
 	er, err := graph.ErdosRenyi(700, 0.5, rand.New(rand.NewPCG(3, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const draws = 100000
-	for gi, g := range []*graph.Graph{k300, er} {
+	for gi, g := range []*graph.Graph{cliques, er} {
 		n := g.N()
 		r0 := rand.New(rand.NewPCG(uint64(gi), 5))
+		busy := func() int { return 1 + r0.IntN(2) }
 		states := map[string][]int{}
-		tenth, one, two, none := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+		some, one, two, none := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
 		for j := range n {
-			tenth[j] = 1 + r0.IntN(3)
-			if r0.IntN(10) == 0 {
-				tenth[j] = 0
+			some[j] = busy()
+			if r0.IntN(10) < 4 {
+				some[j] = 0
 			}
-			one[j], two[j], none[j] = 1+r0.IntN(2), 1+r0.IntN(2), 2+r0.IntN(2)
+			one[j], two[j], none[j] = busy(), busy(), 1+busy()
 		}
-		one[7] = 0
-		two[3], two[n-1] = 0, 0
-		none[5], none[11] = 1, 1
-		states["10% idle"], states["one idle"], states["two idle"], states["none idle"] = tenth, one, two, none
+		states["40% idle"] = some
+		if gi == 0 {
+			for j := 300; j < 600; j++ {
+				one[j], two[j], none[j] = 0, 0, 0
+			}
+			one[7] = 0
+			two[3], two[299] = 0, 0
+			none[5], none[11] = 1, 1
+			states["one idle"], states["two idle"], states["none idle"] = one, two, none
+		}
 		for name, lengths := range states {
 			sys := System{N: n}
 			p, err := NeighbourJSQ(g).(Preparer).Prepare(sys)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if !p.(*neighbourJSQ).dense {
-				t.Fatalf("graph %d (%d entries on %d vertices): not dense, so this test would not probe", gi, len(g.Adjacency()), n)
 			}
 			s := newPolicyState(sys, p)
 			for j, l := range lengths {
@@ -253,7 +269,10 @@ func TestNeighbourJSQProbingMatchesRoute(t *testing.T) {
 					s.add(j)
 				}
 			}
-			for _, origin := range []int{0, 5, 7, n - 1} {
+			if !p.(*neighbourJSQ).dense || probeBatches(len(g.Neighbors(0)), s.Idle(), n) == 0 {
+				t.Fatalf("graph %d, %s: no probes (%d idle of %d), so this test would not test them", gi, name, s.Idle(), n)
+			}
+			for _, origin := range []int{0, 5, 7, 299} {
 				what := fmt.Sprintf("graph %d, %s, origin %d", gi, name, origin)
 				r := rand.New(rand.NewPCG(uint64(100*gi+origin), 11))
 				counts := map[int]int{}

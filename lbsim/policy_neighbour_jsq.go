@@ -3,6 +3,7 @@ package lbsim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"unsafe"
 
@@ -127,8 +128,10 @@ func (p *neighbourJSQ) Dispatch(s *State, origin int, r *rand.Rand) int {
 		}
 	}
 	if p.dense && len(nb) >= probeMinDegree {
-		if j := probeIdle(s.idleBits, origin, nb, r); j >= 0 {
-			return j
+		if batches := probeBatches(len(nb), s.Idle(), len(length)); batches > 0 {
+			if j := probeIdle(s.idleBits, origin, nb, batches, r); j >= 0 {
+				return j
+			}
 		}
 	}
 	return shortestAmong(length, s.idleBits, origin, nb, p.ties, r)
@@ -139,12 +142,29 @@ func (p *neighbourJSQ) Dispatch(s *State, origin int, r *rand.Rand) int {
 // costs no more than a batch of probes.
 const probeMinDegree = 256
 
+// probeBatches returns how many batches of 8 probes an arrival with degree
+// candidates should try when idle of the n servers are idle: as many as give
+// about 4 idle candidates in expectation if the neighbourhood is as idle as
+// the system, at most one per probeMinDegree candidates (so that probes that
+// all fail cost at most about half of the scan that follows them), and none
+// when even that many would expect fewer than 2 (near saturation the probes
+// would mostly fail, and the scan decides anyway).
+func probeBatches(degree, idle, n int) int {
+	most := degree / probeMinDegree
+	expected := float64(idle) / float64(n) * float64(8*most) // idle candidates in the most probes
+	if expected < 2 {
+		return 0
+	}
+	return min(most, int(math.Ceil(4*float64(most)/expected)))
+}
+
 // probeIdle looks for an idle server among origin and nb by probing uniformly
 // random candidates (with replacement), in batches of 8 whose reads are
-// independent (so that their cache misses overlap), at most 8 per 256
-// candidates: it returns the first idle one probed, or -1 if none was.
+// independent (so that their cache misses overlap), batches at most: it
+// returns the first idle one probed, or -1 if none was.
 //
-// This does not change the law of neighbour-jsq: each probe is uniform among
+// This does not change the law of neighbour-jsq (whatever the number of
+// batches, which depends on the state only): each probe is uniform among
 // the candidates, so the first idle one probed is uniform among the idle
 // candidates, and when the probes find none the caller's full scan picks
 // uniformly among the shortest, which are then the idle ones if any exist.
@@ -152,9 +172,9 @@ const probeMinDegree = 256
 // candidates) either way. On a dense graph below saturation most arrivals
 // end after one or two batches instead of a scan of the whole neighbourhood;
 // the probes cost at most about half of a scan when they all fail.
-func probeIdle(idle []uint64, origin int, nb []uint32, r *rand.Rand) int {
+func probeIdle(idle []uint64, origin int, nb []uint32, batches int, r *rand.Rand) int {
 	n := uint32(len(nb) + 1) // candidate 0 is the origin, i >= 1 is nb[i-1]
-	for batch := len(nb) / probeMinDegree; batch > 0; batch-- {
+	for ; batches > 0; batches-- {
 		var cand [8]uint32
 		for k := 0; k < len(cand); k += 2 {
 			x := r.Uint64()
