@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,28 +89,32 @@ func exactPolicies() []string {
 	return names
 }
 
-// exactScenario is the part of the configuration that the exact solution
-// depends on, as printed.
-type exactScenario struct {
-	Servers       int       `json:"servers"`
-	Lambda        float64   `json:"lambda"`
-	Policy        string    `json:"policy"`
-	D             int       `json:"d,omitempty"`
-	Sampling      string    `json:"sampling,omitempty"`
-	Rates         []float64 `json:"rates,omitempty"`
-	OriginWeights []float64 `json:"origin_weights,omitempty"`
-	Topology      string    `json:"topology,omitempty"`
-	Degree        float64   `json:"degree,omitempty"`
-	P             float64   `json:"p,omitempty"`
-	Radius        float64   `json:"radius,omitempty"`
-	Split         float64   `json:"split,omitempty"`
-	Clique        int       `json:"clique,omitempty"`
-	Graph         string    `json:"graph,omitempty"`
-	GraphSeed     *uint64   `json:"graph_seed,omitempty"`
-	AllowUnstable bool      `json:"allow_unstable,omitempty"`
-	Cap           int       `json:"cap"`
-	Tol           float64   `json:"tol"`
-	MaxStates     int       `json:"max_states"`
+// exactRunOnly lists the keys of lbsim.Spec that only simulation reads: the
+// exact solution does not depend on them, so its printed scenario leaves them
+// out.
+var exactRunOnly = []string{"service", "discipline", "horizon", "warmup", "replications", "seed", "engine",
+	"init", "init_lengths", "grid"}
+
+// exactScenario returns the part of the configuration that the exact solution
+// depends on, as printed: every key of sp after defaults (so that keys added
+// to lbsim.Spec appear without changes here) except the run-only ones, and the
+// solver's cap, tol and max_states.
+func exactScenario(sp lbsim.Spec, cfg exactConfig) (map[string]any, error) {
+	data, err := json.Marshal(sp)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // seeds up to 2^64-1 print exactly
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	for _, key := range exactRunOnly {
+		delete(m, key)
+	}
+	m["cap"], m["tol"], m["max_states"] = cfg.Cap, cfg.Tol, cfg.MaxStates
+	return m, nil
 }
 
 func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
@@ -177,14 +182,12 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	}
 	wall := time.Since(start).Seconds()
 
+	scenario, err := exactScenario(sp, cfg)
+	if err != nil {
+		return err
+	}
 	out := map[string]any{
-		"scenario": exactScenario{
-			Servers: sp.Servers, Lambda: sp.Lambda, Policy: sp.Policy, D: sp.D, Sampling: sp.Sampling,
-			Rates: sp.Rates, OriginWeights: sp.OriginWeights, AllowUnstable: sp.AllowUnstable,
-			Topology: sp.Topology, Degree: sp.Degree, P: sp.P, Radius: sp.Radius, Split: sp.Split,
-			Clique: sp.Clique, Graph: sp.Graph, GraphSeed: sp.GraphSeed,
-			Cap: cfg.Cap, Tol: cfg.Tol, MaxStates: cfg.MaxStates,
-		},
+		"scenario":              scenario,
 		"policy":                router.Name(),
 		"cap":                   sol.Cap,
 		"caps_tried":            sol.CapsTried,

@@ -587,3 +587,29 @@ func TestServiceAndDiscipline(t *testing.T) {
 		}
 	}
 }
+
+// The scenario lbsim exact prints holds every key the solution depends on,
+// including those of newer policies (walk, steps, the compat keys): fed back
+// as a scenario file it gives the same solution.
+func TestExactScenarioRoundTrip(t *testing.T) {
+	for _, args := range [][]string{
+		{"--servers", "4", "--lambda", "0.5", "--policy", "nbrw-jsqd", "--topology", "complete", "--walk", "srw", "--steps", "2", "--cap", "6"},
+		{"--servers", "4", "--lambda", "0.6", "--policy", "compat-jsqd", "--compat", "random", "--types", "2",
+			"--server-degree", "2", "--compat-seed", "7", "--cap", "6"},
+	} {
+		ex := runJSON(t, append([]string{"exact"}, args...)...)
+		data, err := json.Marshal(ex["scenario"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := runJSON(t, "exact", writeFile(t, "s.json", string(data)))
+		if !reflect.DeepEqual(again["scenario"], ex["scenario"]) || !reflect.DeepEqual(again["occupancy"], ex["occupancy"]) {
+			t.Errorf("%v: printed scenario %s solves to %v, want %v", args, data, again["occupancy"], ex["occupancy"])
+		}
+		for _, key := range []string{"horizon", "seed", "replications", "engine"} {
+			if _, ok := ex["scenario"].(map[string]any)[key]; ok {
+				t.Errorf("%v: printed scenario has the run-only key %s", args, key)
+			}
+		}
+	}
+}
