@@ -1,7 +1,6 @@
 package lbsim_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,41 +14,60 @@ import (
 )
 
 func TestCompatSpecDefaults(t *testing.T) {
-	sp, err := lbsim.ParseSpec([]byte(`{"servers": 200, "lambda": 0.8, "policy": "compat-jsqd", "compat": "random",
+	sc, err := lbsim.ParseScenario([]byte(`{"servers": 200, "lambda": 0.8, "policy": "compat-jsqd", "compat": "random",
 		"server_degree": 5, "seed": 9}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp.Types != 200 || sp.D != 2 || sp.Sampling != "without" || sp.CompatSeed == nil || *sp.CompatSeed != 9 {
-		t.Fatalf("defaults: types %d, d %d, sampling %q, compat_seed %v; want 200, 2, without, 9",
-			sp.Types, sp.D, sp.Sampling, sp.CompatSeed)
-	}
-	data, _ := json.Marshal(sp)
-	again, err := lbsim.ParseSpec(data)
-	if err != nil || !reflect.DeepEqual(sp, again) {
-		t.Fatalf("JSON round trip: %v\n%+v\n%+v", err, sp, again)
-	}
-	sc, err := sp.Scenario()
+	v, err := sc.CompletedValues()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v.Int("types") != 200 || v.Int("d") != 2 || v.String("sampling") != "without" || !v.Has("compat_seed") || v.Uint("compat_seed") != 9 {
+		t.Fatalf("defaults: types %d, d %d, sampling %q, compat_seed %v; want 200, 2, without, 9",
+			v.Int("types"), v.Int("d"), v.String("sampling"), v.Get("compat_seed"))
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := lbsim.ParseScenario(data)
+	if err != nil {
+		t.Fatalf("JSON round trip of %s: %v", data, err)
+	}
+	if data2, err := json.Marshal(again); err != nil || string(data2) != string(data) {
+		t.Fatalf("JSON round trip: %v\n%s\n%s", err, data, data2)
 	}
 	if want := "compat-jsqd(d=2,without,compat=random,types=200,server_degree=5)"; sc.Policy.Name() != want {
 		t.Errorf("policy name %q, want %q", sc.Policy.Name(), want)
 	}
 	// The graph follows compat_seed, not the replications' streams.
-	g1, _ := sp.BuildCompat()
-	g2, _ := sp.BuildCompat()
-	s3 := uint64(10)
-	sp.CompatSeed = &s3
-	g3, _ := sp.BuildCompat()
-	if !slices.Equal(g1.TypeAdjacency(), g2.TypeAdjacency()) || slices.Equal(g1.TypeAdjacency(), g3.TypeAdjacency()) {
-		t.Error("BuildCompat: the same compat_seed must give the same graph and another seed another graph")
+	keys := map[string]any{"servers": 200, "lambda": 0.8, "policy": "compat-jsqd", "compat": "random",
+		"server_degree": 5, "seed": 9}
+	g1, err := lbsim.CompatFromKeys(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, _ := lbsim.CompatFromKeys(keys)
+	keys["compat_seed"] = 9
+	g9, _ := lbsim.CompatFromKeys(keys)
+	keys["compat_seed"] = uint64(10)
+	g3, err := lbsim.CompatFromKeys(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g1.TypeAdjacency(), g2.TypeAdjacency()) || !slices.Equal(g1.TypeAdjacency(), g9.TypeAdjacency()) ||
+		slices.Equal(g1.TypeAdjacency(), g3.TypeAdjacency()) {
+		t.Error("the same compat_seed (default: seed) must give the same graph and another seed another graph")
 	}
 	// Block shares set blocks.
-	sp, err = lbsim.ParseSpec([]byte(`{"servers": 30, "lambda": 0.5, "policy": "compat-jsq", "compat": "block",
+	sc, err = lbsim.ParseScenario([]byte(`{"servers": 30, "lambda": 0.5, "policy": "compat-jsq", "compat": "block",
 		"types": 6, "block_shares": [1, 2, 3]}`))
-	if err != nil || sp.Blocks != 3 {
-		t.Fatalf("block_shares: %v, blocks = %d; want 3", err, sp.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := sc.CompletedValues(); err != nil || v.Int("blocks") != 3 {
+		t.Fatalf("block_shares: %v, blocks = %v; want 3", err, v.Get("blocks"))
 	}
 }
 
@@ -58,12 +76,12 @@ func TestCompatSpecErrors(t *testing.T) {
 	file := filepath.Join(dir, "g.txt")
 	os.WriteFile(file, []byte("0 1\n1 5\n"), 0o644)
 	cases := []struct{ spec, want string }{
-		{`"policy": "jsqd", "compat": "random"`, `compat = "random": policy jsqd takes no compatibility graph`},
-		{`"policy": "jsq", "types": 5`, `types = 5: policy jsq takes no task types`},
+		{`"policy": "jsqd", "compat": "random"`, `compat = "random": policy jsqd takes no compat`},
+		{`"policy": "jsq", "types": 5`, `types = 5: policy jsq takes no types`},
 		{`"policy": "neighbour-jsq", "topology": "ring", "degree": 2, "server_degree": 3`, `server_degree = 3: policy neighbour-jsq takes no server_degree`},
-		{`"policy": "random", "type_rates": [1, 2]`, `type_rates: policy random takes no task types`},
+		{`"policy": "random", "type_rates": [1, 2]`, `type_rates = [1,2]: policy random takes no type_rates`},
 		{`"policy": "compat-jsqd"`, `compat: required for compat-jsqd`},
-		{`"policy": "compat-jsqd", "compat": "mesh"`, `compat = "mesh": unknown; must be one of complete, random`},
+		{`"policy": "compat-jsqd", "compat": "mesh"`, `compat = "mesh": must be one of complete, random`},
 		{`"policy": "compat-jsqd", "compat": "random"`, `server_degree = 0: compat random needs the number of types per server in [1, 10]`},
 		{`"policy": "compat-jsqd", "compat": "random", "server_degree": 11`, `server_degree = 11`},
 		{`"policy": "compat-jsqd", "compat": "ring", "compat_radius": 0.1, "types": 4000000000`, `4000000000 types, more than 2147483648 in all`},
@@ -77,7 +95,7 @@ func TestCompatSpecErrors(t *testing.T) {
 		{`"policy": "compat-jsqd", "compat": "complete", "types": 3, "type_rates": [1, 2]`, `type_rates: 2 values, want one per type (types = 3)`},
 		{`"policy": "compat-jsqd", "compat": "complete", "types": 2, "type_rates": [1, -2]`, `type_rates[1] = -2`},
 		{`"policy": "compat-jsqd", "compat": "complete", "topology": "ring"`, `topology = "ring": policy compat-jsqd takes no topology`},
-		{`"policy": "compat-jsqd", "compat": "complete", "sampling": "twice"`, `sampling = "twice": must be with or without`},
+		{`"policy": "compat-jsqd", "compat": "complete", "sampling": "twice"`, `sampling = "twice": must be one of without, with`},
 		{`"policy": "compat-jsqd", "compat": "complete", "d": 11`, `d = 11: must be between 1 and servers (10)`},
 		{`"policy": "compat-jsq", "compat": "complete", "d": 2`, `d = 2: policy compat-jsq takes no d`},
 		{`"policy": "compat-jsq", "compat_graph": "` + filepath.Join(dir, "none.txt") + `"`, `compat_graph = "` + filepath.Join(dir, "none.txt")},
@@ -90,7 +108,7 @@ func TestCompatSpecErrors(t *testing.T) {
 		if strings.Contains(c.spec, `"lambda"`) {
 			spec = `{"servers": 10, ` + c.spec + `}`
 		}
-		_, err := lbsim.ParseSpec([]byte(spec))
+		_, err := lbsim.ParseScenario([]byte(spec))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n  got  %v\n  want %q", spec, err, c.want)
 		}
@@ -111,30 +129,30 @@ func TestCompatSpecRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	fromFile := lbsim.Spec{Servers: 20, Lambda: 0.7, Policy: "compat-jsqd", Types: 10, CompatGraph: file, Horizon: 100}
-	direct := lbsim.Spec{Servers: 20, Lambda: 0.7, Policy: "compat-jsqd", Types: 10, Compat: "ring", CompatRadius: 0.2, Horizon: 100}
-	a, err := lbsim.RunSpec(context.Background(), fromFile, nil)
+	fromFile := map[string]any{"servers": 20, "lambda": 0.7, "policy": "compat-jsqd", "types": 10, "compat_graph": file, "horizon": 100}
+	direct := map[string]any{"servers": 20, "lambda": 0.7, "policy": "compat-jsqd", "types": 10, "compat": "ring", "compat_radius": 0.2, "horizon": 100}
+	a, err := runKeys(fromFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := lbsim.RunSpec(context.Background(), direct, nil)
+	b, err := runKeys(direct)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a.Occupancy, b.Occupancy) {
 		t.Errorf("the ring from a file and from compat ring give different results: %v, %v", a.Occupancy, b.Occupancy)
 	}
-	thin := lbsim.Spec{Servers: 50, Lambda: 0.5, Policy: "compat-jsqd", Compat: "sparse", ServerDegree: 1, Horizon: 10}
-	if _, err := lbsim.RunSpec(context.Background(), thin, nil); err == nil || !strings.Contains(err.Error(), "compatible servers, fewer than 2") {
+	thin := map[string]any{"servers": 50, "lambda": 0.5, "policy": "compat-jsqd", "compat": "sparse", "server_degree": 1, "horizon": 10}
+	if _, err := runKeys(thin); err == nil || !strings.Contains(err.Error(), "compatible servers, fewer than 2") {
 		t.Errorf("thin sparse graph: %v; want an error naming a type with fewer than 2 servers", err)
 	}
-	thin.Sampling = "with"
-	thin.Types = 10
-	tg, err := thin.BuildCompat()
+	thin["sampling"] = "with"
+	thin["types"] = 10
+	tg, err := lbsim.CompatFromKeys(thin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lbsim.RunSpec(context.Background(), thin, nil)
+	_, err = runKeys(thin)
 	if iso := tg.Degrees().IsolatedTypes; (iso == 0) != (err == nil) {
 		t.Errorf("sparse graph with %d types without servers, sampling with replacement: Run error %v", iso, err)
 	}

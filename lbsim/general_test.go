@@ -294,7 +294,7 @@ func TestGeneralBadInput(t *testing.T) {
 		edit func(*Scenario)
 		want string
 	}{
-		{"discipline", func(s *Scenario) { s.Discipline = "rr" }, "discipline = rr"},
+		{"discipline", func(s *Scenario) { s.Discipline = "rr" }, `discipline = "rr": must be one of fifo, ps, lifo-pr`},
 		{"servers engine", func(s *Scenario) { s.Engine = EngineServers }, "engine = servers: service is det"},
 		{"occupancy engine", func(s *Scenario) { s.Engine = EngineOccupancy }, "only engine general"},
 		{"ps on markov", func(s *Scenario) { s.Service = nil; s.Discipline = PS; s.Engine = EngineServers }, "discipline is ps"},
@@ -315,12 +315,12 @@ func TestGeneralBadInput(t *testing.T) {
 }
 
 func TestGeneralSpec(t *testing.T) {
-	sp, err := ParseSpec([]byte(`{"servers": 20, "lambda": 0.7, "policy": "jswd", "service": "erlang:k=4",
+	sc, err := ParseScenario([]byte(`{"servers": 20, "lambda": 0.7, "policy": "jswd", "service": "erlang:k=4",
 		"discipline": "ps", "horizon": 100, "replications": 2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunSpec(context.Background(), sp, nil)
+	res, err := Run(context.Background(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestGeneralSpec(t *testing.T) {
 		{`{"servers": 2, "lambda": 0.5, "policy": "jsq", "discipline": "srpt"}`, "discipline"},
 		{`{"servers": 2, "lambda": 0.5, "policy": "jsq", "service": "det", "engine": "servers"}`, "engine = servers"},
 	} {
-		if _, err := ParseSpec([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ParseScenario([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", c.json, err, c.want)
 		}
 	}

@@ -2,7 +2,6 @@ package lbsim_test
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -18,64 +17,70 @@ import (
 // topologies), the JSON round trip of the result's spec, and that every bad
 // key gives an error naming it.
 func TestWalkSpec(t *testing.T) {
-	base := func() lbsim.Spec {
-		return lbsim.Spec{Servers: 16, Lambda: 0.5, Policy: "nbrw-jsqd", Horizon: 20}
+	base := func() map[string]any {
+		return map[string]any{"servers": 16, "lambda": 0.5, "policy": "nbrw-jsqd", "horizon": 20}
 	}
-	for _, f := range []func(*lbsim.Spec){
-		func(sp *lbsim.Spec) { sp.Topology = "complete" },
-		func(sp *lbsim.Spec) { sp.Topology = "er"; sp.Degree = 3.5 },
-		func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = 3; sp.Walk = "srw" },
-		func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 4; sp.Steps = 3 },
-		func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.D = 3 },
-		func(sp *lbsim.Spec) { sp.Topology = "geometric"; sp.Radius = 0.5 },
-		func(sp *lbsim.Spec) { sp.Topology = "split"; sp.Split = 0.25 },
-		func(sp *lbsim.Spec) { sp.Topology = "pendant"; sp.Clique = 4 },
+	for _, f := range []func(map[string]any){
+		func(sp map[string]any) { sp["topology"] = "complete" },
+		func(sp map[string]any) { sp["topology"] = "er"; sp["degree"] = 3.5 },
+		func(sp map[string]any) { sp["topology"] = "regular"; sp["degree"] = 3; sp["walk"] = "srw" },
+		func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 4; sp["steps"] = 3 },
+		func(sp map[string]any) { sp["topology"] = "torus"; sp["d"] = 3 },
+		func(sp map[string]any) { sp["topology"] = "geometric"; sp["radius"] = 0.5 },
+		func(sp map[string]any) { sp["topology"] = "split"; sp["split"] = 0.25 },
+		func(sp map[string]any) { sp["topology"] = "pendant"; sp["clique"] = 4 },
 	} {
 		sp := base()
-		f(&sp)
-		res, err := lbsim.RunSpec(context.Background(), sp, nil)
+		f(sp)
+		res, err := runKeys(sp)
 		if err != nil {
-			t.Errorf("%+v: %v", sp, err)
+			t.Errorf("%v: %v", sp, err)
 			continue
 		}
-		got := res.Spec
-		if (sp.D == 0 && got.D != 2) || (sp.Walk == "" && got.Walk != "nbrw") || (sp.Steps == 0 && got.Steps != 1) {
-			t.Errorf("%+v: defaults d = %d, walk = %q, steps = %d; want 2, nbrw, 1", sp, got.D, got.Walk, got.Steps)
+		got, err := res.Scenario.CompletedValues()
+		if err != nil {
+			t.Errorf("%v: the result's scenario has no keys: %v", sp, err)
+			continue
 		}
-		data, _ := json.Marshal(got)
-		again, err := lbsim.ParseSpec(data)
-		if err != nil || !reflect.DeepEqual(again, *got) {
-			t.Errorf("%s: round trip %v: %+v vs %+v", data, err, again, *got)
+		if (sp["d"] == nil && got.Int("d") != 2) || (sp["walk"] == nil && got.String("walk") != "nbrw") ||
+			(sp["steps"] == nil && got.Int("steps") != 1) {
+			t.Errorf("%v: defaults d = %d, walk = %q, steps = %d; want 2, nbrw, 1", sp, got.Int("d"), got.String("walk"), got.Int("steps"))
 		}
-		if (sp.Topology == "er" || sp.Topology == "regular" || sp.Topology == "geometric") != (got.GraphSeed != nil) {
-			t.Errorf("%s: graph_seed default %v", data, got.GraphSeed)
+		data, again, err := roundTrip(res.Scenario)
+		if err != nil || string(again) != string(data) {
+			t.Errorf("%s: round trip %v: %s", data, err, again)
+		}
+		topology := sp["topology"]
+		random := topology == "er" || topology == "regular" || topology == "geometric"
+		if random != got.Has("graph_seed") || (random && got.Uint("graph_seed") != got.Uint("seed")) {
+			t.Errorf("%s: graph_seed default %v (seed %v)", data, got.Get("graph_seed"), got.Get("seed"))
 		}
 		if !strings.HasPrefix(res.Policy, "nbrw-jsqd(d=") {
 			t.Errorf("%s: policy name %q", data, res.Policy)
 		}
 	}
 	bad := []struct {
-		f    func(*lbsim.Spec)
+		f    func(map[string]any)
 		want string
 	}{
-		{func(sp *lbsim.Spec) {}, "topology: required for nbrw-jsqd"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Walk = "levy" }, `walk = "levy": must be nbrw (non-backtracking) or srw (simple random walk)`},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Steps = -1 }, "steps = -1: must be between 1 and 1048576"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Steps = 1 << 21 }, "steps = 2097152: must be between 1 and 1048576"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.D = 17 }, "d = 17: must be between 1 and servers (16)"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.D = -1 }, "d = -1: must be between 1 and servers (16)"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Sampling = "with" }, `sampling = "with": policy nbrw-jsqd takes no sampling`},
-		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 3 }, "degree = 3: must be an even integer"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Servers = 1; sp.D = 1 }, "servers = 1: policy nbrw-jsqd needs at least 2 servers"},
-		{func(sp *lbsim.Spec) { sp.Policy = "jsqd"; sp.Walk = "srw" }, `walk = "srw": policy jsqd takes no walk (only nbrw-jsqd does)`},
-		{func(sp *lbsim.Spec) { sp.Policy = "neighbour-jsqd"; sp.Topology = "torus"; sp.Steps = 2 }, "steps = 2: policy neighbour-jsqd takes no steps (only nbrw-jsqd does)"},
+		{func(sp map[string]any) {}, "topology: required for nbrw-jsqd"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["walk"] = "levy" }, `walk = "levy": must be one of nbrw, srw`},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["steps"] = -1 }, "steps = -1: must be between 1 and 1048576"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["steps"] = 1 << 21 }, "steps = 2097152: must be between 1 and 1048576"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["d"] = 17 }, "d = 17: must be between 1 and servers (16)"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["d"] = -1 }, "d = -1: must be between 1 and servers (16)"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["sampling"] = "with" }, `sampling = "with": policy nbrw-jsqd takes no sampling`},
+		{func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 3 }, "degree = 3: must be an even integer"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["servers"] = 1; sp["d"] = 1 }, "servers = 1: policy nbrw-jsqd needs at least 2 servers"},
+		{func(sp map[string]any) { sp["policy"] = "jsqd"; sp["walk"] = "srw" }, `walk = "srw": policy jsqd takes no walk`},
+		{func(sp map[string]any) { sp["policy"] = "neighbour-jsqd"; sp["topology"] = "torus"; sp["steps"] = 2 }, "steps = 2: policy neighbour-jsqd takes no steps"},
 	}
 	for _, c := range bad {
 		sp := base()
-		c.f(&sp)
-		_, err := sp.Scenario()
+		c.f(sp)
+		_, err := lbsim.ScenarioFromKeys(sp)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: err = %v, want %q", sp, err, c.want)
+			t.Errorf("%v: err = %v, want %q", sp, err, c.want)
 		}
 	}
 }
@@ -85,8 +90,7 @@ func TestWalkSpec(t *testing.T) {
 // complete graph K4 with d = 1 it must give the same solution as the policy
 // built directly (same chain, so agreement to the solver's tolerance).
 func TestWalkSpecExact(t *testing.T) {
-	sp := lbsim.Spec{Servers: 4, Lambda: 0.5, Policy: "nbrw-jsqd", Topology: "complete", D: 1}
-	sc, err := sp.Scenario()
+	sc, err := lbsim.ScenarioFromKeys(map[string]any{"servers": 4, "lambda": 0.5, "policy": "nbrw-jsqd", "topology": "complete", "d": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +133,10 @@ func mustComplete(t *testing.T, n int) *graph.Graph {
 // replication's stream, so the result does not depend on how many
 // replications run at once.
 func TestWalkDeterministicAcrossWorkers(t *testing.T) {
-	sp := lbsim.Spec{Servers: 500, Lambda: 0.9, Policy: "nbrw-jsqd", Topology: "regular", Degree: 4, Horizon: 50, Replications: 3}
+	sp := map[string]any{"servers": 500, "lambda": 0.9, "policy": "nbrw-jsqd", "topology": "regular", "degree": 4, "horizon": 50, "replications": 3}
 	var results []*lbsim.Result
 	for _, workers := range []int{1, 3} {
-		sc, err := sp.Scenario()
+		sc, err := lbsim.ScenarioFromKeys(sp)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package lbsim_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -126,9 +125,8 @@ func at(xs []float64, i int) float64 {
 // raise it, so q_2 > 0.05 is a safe margin.
 func TestNeighbourDenseVersusRing(t *testing.T) {
 	run := func(topology string, degree float64) *lbsim.Result {
-		sp := lbsim.Spec{Servers: 2000, Lambda: 0.9, Policy: "neighbour-jsq", Topology: topology, Degree: degree,
-			Horizon: 100, Replications: 2}
-		res, err := lbsim.RunSpec(context.Background(), sp, nil)
+		res, err := runKeys(map[string]any{"servers": 2000, "lambda": 0.9, "policy": "neighbour-jsq", "topology": topology,
+			"degree": degree, "horizon": 100, "replications": 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,79 +143,84 @@ func TestNeighbourDenseVersusRing(t *testing.T) {
 }
 
 func TestNeighbourSpec(t *testing.T) {
-	base := func(policy string) lbsim.Spec {
-		return lbsim.Spec{Servers: 16, Lambda: 0.5, Policy: policy, Horizon: 20}
+	base := func(policy string) map[string]any {
+		return map[string]any{"servers": 16, "lambda": 0.5, "policy": policy, "horizon": 20}
 	}
-	ok := []lbsim.Spec{}
-	for _, f := range []func(*lbsim.Spec){
-		func(sp *lbsim.Spec) { sp.Topology = "complete" },
-		func(sp *lbsim.Spec) { sp.Topology = "er"; sp.Degree = 3.5 },
-		func(sp *lbsim.Spec) { sp.Topology = "er"; sp.P = 0.3 },
-		func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = 3 },
-		func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 4 },
-		func(sp *lbsim.Spec) { sp.Topology = "torus" },
-		func(sp *lbsim.Spec) { sp.Topology = "geometric"; sp.Radius = 0.3 },
-		func(sp *lbsim.Spec) { sp.Topology = "split"; sp.Split = 0.25 },
-		func(sp *lbsim.Spec) { sp.Topology = "pendant"; sp.Clique = 4 },
+	ok := []map[string]any{}
+	for _, f := range []func(map[string]any){
+		func(sp map[string]any) { sp["topology"] = "complete" },
+		func(sp map[string]any) { sp["topology"] = "er"; sp["degree"] = 3.5 },
+		func(sp map[string]any) { sp["topology"] = "er"; sp["p"] = 0.3 },
+		func(sp map[string]any) { sp["topology"] = "regular"; sp["degree"] = 3 },
+		func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 4 },
+		func(sp map[string]any) { sp["topology"] = "torus" },
+		func(sp map[string]any) { sp["topology"] = "geometric"; sp["radius"] = 0.3 },
+		func(sp map[string]any) { sp["topology"] = "split"; sp["split"] = 0.25 },
+		func(sp map[string]any) { sp["topology"] = "pendant"; sp["clique"] = 4 },
 	} {
 		for _, policy := range []string{"neighbour-jsq", "neighbour-jsq-first-idle", "neighbour-jsqd"} {
 			sp := base(policy)
-			f(&sp)
+			f(sp)
 			ok = append(ok, sp)
 		}
 	}
 	for _, sp := range ok {
-		res, err := lbsim.RunSpec(context.Background(), sp, nil)
+		res, err := runKeys(sp)
 		if err != nil {
-			t.Errorf("%+v: %v", sp, err)
+			t.Errorf("%v: %v", sp, err)
 			continue
 		}
-		// The spec in the result round-trips through JSON and parses again.
-		data, _ := json.Marshal(res.Spec)
-		again, err := lbsim.ParseSpec(data)
-		if err != nil || !reflect.DeepEqual(again, *res.Spec) {
-			t.Errorf("%s: round trip %v: %+v vs %+v", data, err, again, *res.Spec)
+		// The scenario in the result round-trips through JSON and parses again.
+		data, again, err := roundTrip(res.Scenario)
+		if err != nil || string(again) != string(data) {
+			t.Errorf("%s: round trip %v: %s", data, err, again)
 		}
-		if (sp.Topology == "er" || sp.Topology == "regular" || sp.Topology == "geometric") != (res.Spec.GraphSeed != nil) {
-			t.Errorf("%s: graph_seed default %v", data, res.Spec.GraphSeed)
+		got, err := res.Scenario.CompletedValues()
+		if err != nil {
+			t.Fatal(err)
+		}
+		topology := sp["topology"]
+		random := topology == "er" || topology == "regular" || topology == "geometric"
+		if random != got.Has("graph_seed") || (random && got.Uint("graph_seed") != got.Uint("seed")) {
+			t.Errorf("%s: graph_seed default %v (seed %v)", data, got.Get("graph_seed"), got.Get("seed"))
 		}
 	}
 	bad := []struct {
-		f    func(*lbsim.Spec)
+		f    func(map[string]any)
 		want string
 	}{
-		{func(sp *lbsim.Spec) {}, "topology: required for neighbour-jsq"},
-		{func(sp *lbsim.Spec) { sp.Topology = "hypercube" }, `topology = "hypercube": unknown; must be one of complete, er`},
-		{func(sp *lbsim.Spec) { sp.Topology = "er" }, "degree: topology er needs degree"},
-		{func(sp *lbsim.Spec) { sp.Topology = "er"; sp.Degree = 16 }, "degree = 16: the mean degree of er must be > 0 and at most servers-1 (15)"},
-		{func(sp *lbsim.Spec) { sp.Topology = "er"; sp.P = 1.5 }, "p = 1.5: must be an edge probability in (0, 1]"},
-		{func(sp *lbsim.Spec) { sp.Topology = "er"; sp.P = 0.5; sp.Degree = 3 }, "not both"},
-		{func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = 2.5 }, "degree = 2.5: must be an integer between 1 and servers-1 (15)"},
-		{func(sp *lbsim.Spec) { sp.Topology = "regular"; sp.Degree = -1 }, "degree = -1"},
-		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 3 }, "degree = 3: must be an even integer"},
-		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 16 }, "degree = 16: must be an even integer between 2 and servers-1 (15)"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Servers = 15 }, "servers = 15: topology torus needs servers to be a perfect square"},
-		{func(sp *lbsim.Spec) { sp.Topology = "geometric"; sp.Radius = 1 }, "radius = 1: topology geometric needs a radius in (0, 0.707107]"},
-		{func(sp *lbsim.Spec) { sp.Topology = "split"; sp.Split = 2 }, "split = 2: topology split needs a clique fraction in (0, 1]"},
-		{func(sp *lbsim.Spec) { sp.Topology = "pendant"; sp.Clique = 17 }, "clique = 17: topology pendant needs a clique size between 1 and servers (16)"},
-		{func(sp *lbsim.Spec) { sp.Topology = "torus"; sp.Radius = 0.1 }, "radius = 0.1: topology torus takes no radius"},
-		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 2; sp.D = 2 }, "d = 2: policy neighbour-jsq takes no d"},
-		{func(sp *lbsim.Spec) { sp.Topology = "ring"; sp.Degree = 2; sp.Sampling = "with" }, "sampling = \"with\": policy neighbour-jsq takes no sampling"},
-		{func(sp *lbsim.Spec) { sp.Graph = "/nonexistent/g.txt" }, `graph = "/nonexistent/g.txt"`},
-		{func(sp *lbsim.Spec) { sp.Graph = os.TempDir() }, "not a regular file"},
-		{func(sp *lbsim.Spec) { sp.Graph = "x"; sp.Topology = "ring" }, "either topology or graph"},
-		{func(sp *lbsim.Spec) { sp.Policy = "jsqd"; sp.Topology = "ring" }, `topology = "ring": policy jsqd takes no topology`},
-		{func(sp *lbsim.Spec) { sp.Policy = "jsq"; sp.Degree = 4 }, "degree = 4: policy jsq takes no degree"},
-		{func(sp *lbsim.Spec) { sp.Policy = "jiqd"; sp.Graph = "g.txt" }, "policy jiqd takes no graph"},
-		{func(sp *lbsim.Spec) { sp.Policy = "random"; s := uint64(3); sp.GraphSeed = &s }, "graph_seed = 3: policy random takes no graph"},
-		{func(sp *lbsim.Spec) { sp.Policy = "neighbour-jsqd"; sp.Topology = "torus"; sp.D = 17 }, "d = 17: must be between 1 and servers (16)"},
+		{func(sp map[string]any) {}, "topology: required for neighbour-jsq"},
+		{func(sp map[string]any) { sp["topology"] = "hypercube" }, `topology = "hypercube": must be one of complete, er`},
+		{func(sp map[string]any) { sp["topology"] = "er" }, "degree: topology er needs degree"},
+		{func(sp map[string]any) { sp["topology"] = "er"; sp["degree"] = 16 }, "degree = 16: the mean degree of er must be > 0 and at most servers-1 (15)"},
+		{func(sp map[string]any) { sp["topology"] = "er"; sp["p"] = 1.5 }, "p = 1.5: must be an edge probability in (0, 1]"},
+		{func(sp map[string]any) { sp["topology"] = "er"; sp["p"] = 0.5; sp["degree"] = 3 }, "not both"},
+		{func(sp map[string]any) { sp["topology"] = "regular"; sp["degree"] = 2.5 }, "degree = 2.5: must be an integer between 1 and servers-1 (15)"},
+		{func(sp map[string]any) { sp["topology"] = "regular"; sp["degree"] = -1 }, "degree = -1"},
+		{func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 3 }, "degree = 3: must be an even integer"},
+		{func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 16 }, "degree = 16: must be an even integer between 2 and servers-1 (15)"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["servers"] = 15 }, "servers = 15: topology torus needs servers to be a perfect square"},
+		{func(sp map[string]any) { sp["topology"] = "geometric"; sp["radius"] = 1 }, "radius = 1: topology geometric needs a radius in (0, 0.707107]"},
+		{func(sp map[string]any) { sp["topology"] = "split"; sp["split"] = 2 }, "split = 2: topology split needs a clique fraction in (0, 1]"},
+		{func(sp map[string]any) { sp["topology"] = "pendant"; sp["clique"] = 17 }, "clique = 17: topology pendant needs a clique size between 1 and servers (16)"},
+		{func(sp map[string]any) { sp["topology"] = "torus"; sp["radius"] = 0.1 }, "radius = 0.1: topology torus takes no radius"},
+		{func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 2; sp["d"] = 2 }, "d = 2: policy neighbour-jsq takes no d"},
+		{func(sp map[string]any) { sp["topology"] = "ring"; sp["degree"] = 2; sp["sampling"] = "with" }, "sampling = \"with\": policy neighbour-jsq takes no sampling"},
+		{func(sp map[string]any) { sp["graph"] = "/nonexistent/g.txt" }, `graph = "/nonexistent/g.txt"`},
+		{func(sp map[string]any) { sp["graph"] = os.TempDir() }, "not a regular file"},
+		{func(sp map[string]any) { sp["graph"] = "x"; sp["topology"] = "ring" }, "either topology or graph"},
+		{func(sp map[string]any) { sp["policy"] = "jsqd"; sp["topology"] = "ring" }, `topology = "ring": policy jsqd takes no topology`},
+		{func(sp map[string]any) { sp["policy"] = "jsq"; sp["degree"] = 4 }, "degree = 4: policy jsq takes no degree"},
+		{func(sp map[string]any) { sp["policy"] = "jiqd"; sp["graph"] = "g.txt" }, "policy jiqd takes no graph"},
+		{func(sp map[string]any) { sp["policy"] = "random"; sp["graph_seed"] = uint64(3) }, "graph_seed = 3: policy random takes no graph"},
+		{func(sp map[string]any) { sp["policy"] = "neighbour-jsqd"; sp["topology"] = "torus"; sp["d"] = 17 }, "d = 17: must be between 1 and servers (16)"},
 	}
 	for _, c := range bad {
 		sp := base("neighbour-jsq")
-		c.f(&sp)
-		_, err := sp.Scenario()
+		c.f(sp)
+		_, err := lbsim.ScenarioFromKeys(sp)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: err = %v, want %q", sp, err, c.want)
+			t.Errorf("%v: err = %v, want %q", sp, err, c.want)
 		}
 	}
 }
@@ -225,21 +228,25 @@ func TestNeighbourSpec(t *testing.T) {
 // The graph of a spec depends only on graph_seed (default: seed), not on the
 // replications' streams.
 func TestNeighbourSpecGraphSeed(t *testing.T) {
-	s1, s2 := uint64(1), uint64(2)
-	sp := lbsim.Spec{Servers: 200, Lambda: 0.5, Policy: "neighbour-jsq", Topology: "er", Degree: 5, Seed: &s1}
-	g1, err := sp.BuildGraph()
+	sp := map[string]any{"servers": 200, "lambda": 0.5, "policy": "neighbour-jsq", "topology": "er", "degree": 5, "seed": 1}
+	g1, err := lbsim.GraphFromKeys(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g2, _ := sp.BuildGraph()
-	sp.GraphSeed = &s1
-	g3, _ := sp.BuildGraph()
+	g2, _ := lbsim.GraphFromKeys(sp)
+	sp["graph_seed"] = uint64(1)
+	g3, _ := lbsim.GraphFromKeys(sp)
 	if !g1.Equal(g2) || !g1.Equal(g3) {
-		t.Error("the same spec (and graph_seed = seed) gave different graphs")
+		t.Error("the same keys (and graph_seed = seed) gave different graphs")
 	}
-	sp.GraphSeed = &s2
-	if g4, _ := sp.BuildGraph(); g1.Equal(g4) {
+	sp["graph_seed"] = uint64(2)
+	if g4, _ := lbsim.GraphFromKeys(sp); g1.Equal(g4) {
 		t.Error("graph_seed 2 gave the same graph as 1")
+	}
+	delete(sp, "graph_seed")
+	sp["seed"] = 2
+	if g5, _ := lbsim.GraphFromKeys(sp); g1.Equal(g5) {
+		t.Error("seed 2 (graph_seed by default) gave the same graph as seed 1")
 	}
 }
 
@@ -249,16 +256,16 @@ func TestNeighbourSpecEdgeListFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("# a star\n0 1\n0 2\n0 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sp := lbsim.Spec{Servers: 4, Lambda: 0.5, Policy: "neighbour-jsqd", Graph: path, Horizon: 50}
-	res, err := lbsim.RunSpec(context.Background(), sp, nil)
+	sp := map[string]any{"servers": 4, "lambda": 0.5, "policy": "neighbour-jsqd", "graph": path, "horizon": 50}
+	res, err := runKeys(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(res.Policy, "neighbour-jsqd(d=2,graph=") {
 		t.Errorf("policy name %q", res.Policy)
 	}
-	sp.Servers = 3
-	if _, err := sp.Scenario(); err == nil || !strings.Contains(err.Error(), "graph = ") {
+	sp["servers"] = 3
+	if _, err := lbsim.ScenarioFromKeys(sp); err == nil || !strings.Contains(err.Error(), "graph = ") {
 		t.Errorf("ids beyond servers: err = %v", err)
 	}
 }
@@ -266,10 +273,9 @@ func TestNeighbourSpecEdgeListFile(t *testing.T) {
 // The policy name neighbour-jsq-first-idle is NeighbourJSQFirstIdle on the
 // spec's graph: the same seed gives the same run, and not neighbour-jsq's.
 func TestNeighbourSpecFirstIdle(t *testing.T) {
-	seed := uint64(5)
-	sp := lbsim.Spec{Servers: 60, Lambda: 0.8, Policy: "neighbour-jsq-first-idle", Topology: "ring", Degree: 4,
-		Horizon: 200, Seed: &seed}
-	viaSpec, err := lbsim.RunSpec(context.Background(), sp, nil)
+	sp := map[string]any{"servers": 60, "lambda": 0.8, "policy": "neighbour-jsq-first-idle", "topology": "ring", "degree": 4,
+		"horizon": 200, "seed": 5}
+	viaSpec, err := runKeys(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +283,7 @@ func TestNeighbourSpecFirstIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := sp.Scenario()
+	sc, err := lbsim.ScenarioFromKeys(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,3 +122,15 @@ func (o *Occupancy) Count(i int) int64 {
 	}
 	return o.C[i]
 }
+
+// A KeyedPolicy states the scenario keys that rebuild it: its registered
+// name and the values of the keys it uses (for JSQd(2): policy jsqd, d 2,
+// sampling without). The built-in constructors and every policy built from
+// keys are keyed, so the Scenario of a run with them is a scenario file that
+// reproduces the run. A policy built in Go from a value that has no key
+// (NeighbourJSQ of a graph made in Go, your own type) is not: its scenario
+// carries only the policy's name.
+type KeyedPolicy interface {
+	Policy
+	ScenarioKeys() map[string]any
+}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // CompatJSQ is JSQ under strict compatibility constraints: a task of type t
@@ -95,4 +96,10 @@ func (p *compatJSQ) Route(sys System, lengths []int, _ int, _ int, out []Choice)
 		}
 	}
 	return out
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "compat-jsq", Uses: compatKeys, Build: func(v *param.Values) (Policy, error) {
+		return newCompatPolicy(v, "compat-jsq(", CompatJSQ)
+	}})
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // CompatJSQd is JSQ(d) under strict compatibility constraints (Rutten and
@@ -353,4 +354,13 @@ func compatServers(g *compat.Graph, t int, nb []int) []int {
 		nb = append(nb, int(j))
 	}
 	return nb
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "compat-jsqd", Uses: append([]string{keyD, keySampling}, compatKeys...),
+		Build: func(v *param.Values) (Policy, error) {
+			d, s := v.Int(keyD), parseSampling(v.String(keySampling))
+			return newCompatPolicy(v, fmt.Sprintf("compat-jsqd(d=%d,%s,", d, s),
+				func(g *compat.Graph) Policy { return CompatJSQdSampling(g, d, s) })
+		}})
 }

@@ -1,6 +1,10 @@
 package lbsim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
+)
 
 // JIQ (join the idle queue) sends each task to a uniformly random idle server if
 // there is one, else to a uniformly random server.
@@ -49,4 +53,10 @@ func appendUniformIdle(out []Choice, lengths []int) ([]Choice, bool) {
 		}
 	}
 	return out, true
+}
+
+func (jiqPolicy) ScenarioKeys() map[string]any { return map[string]any{keyPolicy: "jiq"} }
+
+func init() {
+	mustRegister(PolicyDef{Name: "jiq", Build: func(*param.Values) (Policy, error) { return JIQ(), nil }})
 }

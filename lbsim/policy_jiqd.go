@@ -3,6 +3,8 @@ package lbsim
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // JIQd ("idle first, then JSQ(d)") sends each task to a uniformly random idle
@@ -41,4 +43,17 @@ func (p *jiqd) JoinLevel(occ *Occupancy, r *rand.Rand) int {
 		return 0
 	}
 	return p.jsqd.JoinLevel(occ, r)
+}
+
+func (p *jiqd) ScenarioKeys() map[string]any {
+	return map[string]any{keyPolicy: "jiqd", keyD: p.d, keySampling: "without"}
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "jiqd", Uses: []string{keyD, keySampling}, Build: func(v *param.Values) (Policy, error) {
+		if v.String(keySampling) != "without" {
+			return nil, fmt.Errorf("sampling = %q: policy jiqd samples without replacement", v.String(keySampling))
+		}
+		return JIQd(v.Int(keyD)), nil
+	}})
 }

@@ -1,6 +1,10 @@
 package lbsim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
+)
 
 // JSQ sends each task to a server with the fewest tasks among all N, ties broken
 // uniformly at random. Its cost per arrival is O(1): the engine keeps servers
@@ -65,4 +69,10 @@ func appendUniformArgmin(out []Choice, lengths []int, among []int) []Choice {
 		}
 	}
 	return out
+}
+
+func (jsqPolicy) ScenarioKeys() map[string]any { return map[string]any{keyPolicy: "jsq"} }
+
+func init() {
+	mustRegister(PolicyDef{Name: "jsq", Build: func(*param.Values) (Policy, error) { return JSQ(), nil }})
 }

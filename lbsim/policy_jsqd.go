@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Sampling says how JSQ(d) draws its d servers.
@@ -302,4 +304,22 @@ func (p *jsqd) tailMin(occ *Occupancy, c int64) float64 {
 	}
 	lg := func(x int64) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
 	return math.Exp(lg(c) - lg(c-d) - lg(n) + lg(n-d))
+}
+
+func (p *jsqd) ScenarioKeys() map[string]any {
+	return map[string]any{keyPolicy: "jsqd", keyD: p.d, keySampling: p.sampling.String()}
+}
+
+// parseSampling reads the sampling key (checked against its enum).
+func parseSampling(s string) Sampling {
+	if s == "with" {
+		return WithReplacement
+	}
+	return WithoutReplacement
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "jsqd", Uses: []string{keyD, keySampling}, Build: func(v *param.Values) (Policy, error) {
+		return JSQdSampling(v.Int(keyD), parseSampling(v.String(keySampling))), nil
+	}})
 }

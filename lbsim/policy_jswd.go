@@ -3,6 +3,8 @@ package lbsim
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // A WorkloadUser is a Policy that reads State.Workload (the unfinished work at
@@ -99,4 +101,17 @@ func (p *jswd) Dispatch(s *State, _ int, r *rand.Rand) int {
 		a[pos] = pos
 	}
 	return int(best)
+}
+
+func (p *jswd) ScenarioKeys() map[string]any {
+	return map[string]any{keyPolicy: "jswd", keyD: p.d, keySampling: "without"}
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "jswd", Uses: []string{keyD, keySampling}, Build: func(v *param.Values) (Policy, error) {
+		if v.String(keySampling) != "without" {
+			return nil, fmt.Errorf("sampling = %q: policy jswd samples without replacement", v.String(keySampling))
+		}
+		return JSWd(v.Int(keyD)), nil
+	}})
 }

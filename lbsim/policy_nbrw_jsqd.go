@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Walk is the kind of random walk the walkers of WalkJSQd take.
@@ -583,4 +584,45 @@ func (p *walkJSQd) Route(sys System, lengths []int, pstate int, _ int, out []Cho
 		idx[w]++
 	}
 	return out
+}
+
+// The keys of nbrw-jsqd besides d and the graph keys.
+const (
+	keyWalk  = "walk"
+	keySteps = "steps"
+)
+
+// maxWalkSteps bounds the steps key: more steps than this per arrival is
+// i.i.d. sampling at a higher price.
+const maxWalkSteps = 1 << 20
+
+func init() {
+	mustRegister(PolicyDef{
+		Name: "nbrw-jsqd",
+		NewKeys: []param.Key{
+			{Name: keyWalk, Kind: param.String, Arg: "nbrw|srw", For: []string{}, Enum: []string{"nbrw", "srw"},
+				DefaultDoc: "nbrw", Default: param.Constant("nbrw"),
+				Doc: "walk of the nbrw-jsqd walkers: nbrw (non-backtracking) or srw (simple random walk)"},
+			{Name: keySteps, Kind: param.Int, Arg: "S", For: []string{}, DefaultDoc: "1", Default: param.Constant(1),
+				Doc: "walk steps each nbrw-jsqd walker takes per arrival", Check: param.IntBetween(1, maxWalkSteps)},
+		},
+		Uses: append([]string{keyD, keyWalk, keySteps}, graphKeys...),
+		Build: func(v *param.Values) (Policy, error) {
+			walk := NonBacktracking
+			if v.String(keyWalk) == "srw" {
+				walk = SimpleWalk
+			}
+			d, steps := v.Int(keyD), v.Int(keySteps)
+			if n := v.Int(keyServers); n < 2 {
+				return nil, fmt.Errorf("servers = %d: policy nbrw-jsqd needs at least 2 servers", n)
+			}
+			w, err := newGraphPolicy(v, fmt.Sprintf("nbrw-jsqd(d=%d,walk=%s,steps=%d,", d, walk, steps),
+				func(g *graph.Graph) Policy { return WalkJSQd(g, d, walk, steps) })
+			if err != nil {
+				return nil, err
+			}
+			w.origin = false // the walkers, not an origin, pick the candidates
+			return statefulLazyPolicy{w}, nil
+		},
+	})
 }

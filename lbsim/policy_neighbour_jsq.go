@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // NeighbourJSQ is join-the-shortest-queue constrained by a graph: the servers
@@ -342,4 +343,15 @@ func neighbourCandidates(g *graph.Graph, origin int) []int {
 		cand = append(cand, int(v))
 	}
 	return cand
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "neighbour-jsq", Uses: graphKeys, Build: func(v *param.Values) (Policy, error) {
+		return newGraphPolicy(v, "neighbour-jsq(", NeighbourJSQ)
+	}})
+	// The first-idle scan from a random offset (NeighbourJSQFirstIdle): a
+	// different tie-break among idle neighbours, hence its own name.
+	mustRegister(PolicyDef{Name: "neighbour-jsq-first-idle", Uses: graphKeys, Build: func(v *param.Values) (Policy, error) {
+		return newGraphPolicy(v, "neighbour-jsq-first-idle(", NeighbourJSQFirstIdle)
+	}})
 }

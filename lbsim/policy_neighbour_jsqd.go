@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // NeighbourJSQd is the power of d choices constrained by a graph: a task that
@@ -248,4 +249,13 @@ func (p *neighbourJSQd) Route(sys System, lengths []int, _ int, origin int, out 
 		}
 	}
 	return out
+}
+
+func init() {
+	mustRegister(PolicyDef{Name: "neighbour-jsqd", Uses: append([]string{keyD}, graphKeys...),
+		Build: func(v *param.Values) (Policy, error) {
+			d := v.Int(keyD)
+			return newGraphPolicy(v, fmt.Sprintf("neighbour-jsqd(d=%d,", d),
+				func(g *graph.Graph) Policy { return NeighbourJSQd(g, d) })
+		}})
 }

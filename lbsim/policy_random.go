@@ -1,6 +1,10 @@
 package lbsim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
+)
 
 // Random sends each task to a uniformly random server: JSQ(1). Every server is
 // then an M/M/1 queue with load lambda/mu_j.
@@ -35,4 +39,10 @@ func levelOfRank(occ *Occupancy, u int64) int {
 		l++
 	}
 	return l
+}
+
+func (randomPolicy) ScenarioKeys() map[string]any { return map[string]any{keyPolicy: "random"} }
+
+func init() {
+	mustRegister(PolicyDef{Name: "random", Build: func(*param.Values) (Policy, error) { return Random(), nil }})
 }

@@ -1,6 +1,10 @@
 package lbsim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/param"
+)
 
 // RoundRobin sends tasks to servers 0, 1, ..., N-1, 0, 1, ... in turn, ignoring
 // queue lengths. Its pointer is part of the state, so each replication gets its
@@ -33,4 +37,10 @@ func (*roundRobin) PolicyStates(sys System) int { return sys.N }
 
 func (*roundRobin) Route(sys System, _ []int, pstate int, _ int, out []Choice) []Choice {
 	return append(out, Choice{Server: pstate, Next: (pstate + 1) % sys.N, P: 1})
+}
+
+func (p *roundRobin) ScenarioKeys() map[string]any { return map[string]any{keyPolicy: "roundrobin"} }
+
+func init() {
+	mustRegister(PolicyDef{Name: "roundrobin", Build: func(*param.Values) (Policy, error) { return RoundRobin(), nil }})
 }

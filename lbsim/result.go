@@ -12,10 +12,9 @@ import (
 // Result is what a run measured: means over replications with 95% confidence
 // half-widths (Student t over replications; NaN with a single replication).
 type Result struct {
-	// Scenario is the scenario after defaults; Spec is the flat description it
-	// was built from, when it came from one (the command line, a sweep).
+	// Scenario is the scenario after defaults: Run(ctx, res.Scenario), or its
+	// JSON form as a scenario file, reproduces the result.
 	Scenario Scenario
-	Spec     *Spec
 	// Policy is the policy's name; Engine the engine that ran.
 	Policy string
 	Engine Engine

@@ -10,29 +10,14 @@ import (
 // replication) are written as null. The trajectory is not included: write it
 // with Trajectory.WriteCSV.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	var scenario any = r.Spec
-	if r.Spec == nil {
-		sc := r.Scenario
-		scenario = map[string]any{
-			"servers":        sc.Servers,
-			"lambda":         num(sc.Lambda),
-			"policy":         r.Policy,
-			"rates":          nums(sc.Rates),
-			"origin_weights": nums(sc.OriginWeights),
-			"horizon":        num(sc.Horizon),
-			"warmup":         num(sc.Warmup),
-			"replications":   sc.Replications,
-			"seed":           sc.Seed,
-			"engine":         sc.Engine,
-			"init":           nums(sc.InitOccupancy),
-			"init_lengths":   sc.InitLengths,
-			"grid":           num(sc.Grid),
-			"allow_unstable": sc.AllowUnstable,
-			"discipline":     sc.Discipline,
-		}
-		if sc.Service != nil {
-			scenario.(map[string]any)["service"] = sc.Service.String()
-		}
+	// The scenario file of the run; a policy built in Go from a value that
+	// has no keys (a graph made in Go, a type of your own) has none.
+	var scenario any
+	note := ""
+	if v, err := r.Scenario.fileValues(); err != nil {
+		note = err.Error()
+	} else {
+		scenario = v
 	}
 	per := make([]map[string]any, len(r.PerReplication))
 	for k, rr := range r.PerReplication {
@@ -49,7 +34,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	for k, q := range r.SojournQuantiles {
 		quantiles[k] = map[string]any{"p": q.P, "value": num(q.Value)}
 	}
-	return json.Marshal(map[string]any{
+	out := map[string]any{
 		"scenario":                   scenario,
 		"policy":                     r.Policy,
 		"engine":                     r.Engine,
@@ -68,7 +53,11 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		"sojourn_quantiles":          quantiles,
 		"max_queue_length":           r.MaxQueueLength,
 		"per_replication":            per,
-	})
+	}
+	if note != "" {
+		out["scenario_note"] = note
+	}
+	return json.Marshal(out)
 }
 
 // num returns x, or nil (JSON null) when x is NaN or infinite.

@@ -16,7 +16,7 @@ import (
 // the scenario (never on the number of cores or on scheduling), except for the
 // wall-clock fields. Run stops early with ctx's error when ctx is cancelled.
 func Run(ctx context.Context, sc Scenario) (*Result, error) {
-	sc, err := sc.withDefaults()
+	sc, err := sc.resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +101,10 @@ feed:
 	if engine == EngineGeneral {
 		summarizeGeneral(res, reps)
 	}
+	if res.Scenario.Warmup == 0 {
+		res.Scenario.Warmup = NoWarmup // the Go form of "warmup": 0
+	}
+	res.Scenario.Progress = nil
 	res.WallSeconds = wall
 	if wall > 0 {
 		res.EventsPerSecond = float64(res.Events) / wall

@@ -1,9 +1,13 @@
 package lbsim
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
+	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/service"
 )
 
@@ -28,15 +32,10 @@ const (
 	EngineGeneral Engine = "general"
 )
 
-// NoWarmup is a Warmup value that asks for no warmup at all (a zero Warmup
-// means the default, a tenth of the horizon).
+// NoWarmup is the Warmup of a scenario without warm-up. A zero Warmup
+// means the default, a tenth of the horizon, as an absent "warmup" key does;
+// NoWarmup is what the key's value 0 is in Go.
 const NoWarmup = -1.0
-
-// Default scenario values.
-const (
-	DefaultHorizon = 1000.0
-	DefaultSeed    = 1
-)
 
 // Scenario is one simulation experiment: the system, the policy, the run length
 // and what to measure. The zero values of the optional fields are useful
@@ -68,12 +67,14 @@ type Scenario struct {
 
 	// Horizon is the simulated time of each replication (default 1000).
 	Horizon float64
-	// Warmup is the time discarded before time averages start (default
-	// Horizon/10; NoWarmup for none). Trajectories always start at time 0.
+	// Warmup is the time discarded before time averages start (zero: the
+	// default, Horizon/10; NoWarmup for none, the key's 0). Trajectories
+	// always start at time 0.
 	Warmup float64
 	// Replications is the number of independent replications (default 1).
 	Replications int
-	// Seed is the root seed; replication r uses the stream Stream(Seed, r).
+	// Seed is the root seed (default 0, the same as an absent "seed" key);
+	// replication r uses the stream Stream(Seed, r).
 	Seed uint64
 	// Engine selects the engine (default EngineAuto).
 	Engine Engine
@@ -97,6 +98,10 @@ type Scenario struct {
 	// Progress, if set, is called from the simulating goroutines about every
 	// 2^18 events and at the end of each replication (see Progress).
 	Progress func(Progress)
+
+	// policyKeys are the keys the policy was built from, when it came from
+	// keys (a file, the command line, a sweep) and cannot state them itself.
+	policyKeys map[string]any
 }
 
 // Progress reports how far a run has got.
@@ -110,94 +115,48 @@ type Progress struct {
 	Fraction float64
 }
 
-// withDefaults returns a copy of sc with defaults applied, or an error naming the
-// first invalid parameter and its allowed range.
-func (sc Scenario) withDefaults() (Scenario, error) {
-	bad := func(name string, v any, allowed string) error {
-		return fmt.Errorf("%s = %v: %s", name, v, allowed)
+// resolve completes the scenario's keys (defaults, one check per key, see
+// Keys) and checks what depends on several of them and on the policy. It
+// returns the scenario the engines run: every default filled in and Warmup
+// the actual warm-up time (0 for none).
+func (sc Scenario) resolve() (Scenario, error) {
+	v, err := sc.Values()
+	if err != nil {
+		return sc, err
 	}
-	if sc.Servers < 1 {
-		return sc, bad("servers", sc.Servers, "must be at least 1")
-	}
-	if sc.Servers > math.MaxInt32-1 && sc.Engine == EngineServers {
-		return sc, bad("servers", sc.Servers, "the per-server engine supports at most 2^31-2 servers; use the occupancy engine")
-	}
-	if math.IsNaN(sc.Lambda) || math.IsInf(sc.Lambda, 0) || sc.Lambda <= 0 {
-		return sc, bad("lambda", sc.Lambda, "must be a finite number > 0")
+	if err := Keys.Complete(v); err != nil {
+		return sc, err
 	}
 	if sc.Policy == nil {
-		return sc, fmt.Errorf("policy: missing (for example lbsim.JSQd(2))")
+		return sc, fmt.Errorf("policy: missing; must be one of %s (or, in Go, any Policy value such as lbsim.JSQd(2))",
+			strings.Join(PolicyNames(), ", "))
 	}
-	if sc.Horizon == 0 {
-		sc.Horizon = DefaultHorizon
-	}
-	if math.IsNaN(sc.Horizon) || math.IsInf(sc.Horizon, 0) || sc.Horizon <= 0 {
-		return sc, bad("horizon", sc.Horizon, "must be a finite time > 0")
-	}
-	switch {
-	case sc.Warmup == 0:
-		sc.Warmup = sc.Horizon / 10
-	case sc.Warmup == NoWarmup:
-		sc.Warmup = 0
-	case math.IsNaN(sc.Warmup) || sc.Warmup < 0:
-		return sc, bad("warmup", sc.Warmup, "must be >= 0")
-	case sc.Warmup >= sc.Horizon:
-		return sc, fmt.Errorf("horizon = %v: must exceed warmup (%v)", sc.Horizon, sc.Warmup)
-	}
-	if sc.Replications == 0 {
-		sc.Replications = 1
-	}
-	if sc.Replications < 1 {
-		return sc, bad("replications", sc.Replications, "must be at least 1")
-	}
-	if sc.Engine == "" {
-		sc.Engine = EngineAuto
-	}
-	switch sc.Engine {
-	case EngineAuto, EngineServers, EngineOccupancy, EngineGeneral:
-	default:
-		return sc, bad("engine", sc.Engine, "must be servers, occupancy or auto (or general, for service laws and disciplines)")
-	}
-	if sc.Discipline == "" {
-		sc.Discipline = FIFO
-	}
-	switch sc.Discipline {
-	case FIFO, PS, LIFOPR:
-	default:
-		return sc, bad("discipline", sc.Discipline, "must be fifo, ps or lifo-pr")
+	sc.Horizon = v.Float(keyHorizon)
+	sc.Warmup = v.Float(keyWarmup)
+	sc.Replications = v.Int(keyReplications)
+	sc.Seed = v.Uint(keySeed)
+	sc.Engine = Engine(v.String(keyEngine))
+	sc.Discipline = Discipline(v.String(keyDiscipline))
+	if sc.Workers < 0 {
+		return sc, fmt.Errorf("workers = %d: must be >= 0 (0: one per core)", sc.Workers)
 	}
 	meanS := 1.0
 	if sc.Service != nil {
 		meanS = sc.Service.Mean()
 		if math.IsNaN(meanS) || math.IsInf(meanS, 0) || meanS <= 0 {
-			return sc, bad("service", sc.Service, "must have a finite mean > 0")
+			return sc, fmt.Errorf("service = %s: must have a finite mean > 0", sc.Service)
 		}
 	}
 	if why := needsGeneral(sc); why != "" && sc.Engine != EngineAuto && sc.Engine != EngineGeneral {
 		return sc, fmt.Errorf("engine = %s: %s, which only engine general simulates; use engine general or auto", sc.Engine, why)
 	}
-	if sc.Servers > math.MaxInt32-1 && sc.Engine == EngineGeneral {
-		return sc, bad("servers", sc.Servers, "the general engine supports at most 2^31-2 servers")
-	}
-	if math.IsNaN(sc.Grid) || math.IsInf(sc.Grid, 0) || sc.Grid < 0 {
-		return sc, bad("grid", sc.Grid, "must be a finite time >= 0 (0: no trajectory)")
-	}
-	if sc.Grid > 0 && sc.Horizon/sc.Grid > 1e7 {
-		return sc, bad("grid", sc.Grid, fmt.Sprintf("gives %.3g points; must give at most 1e7 (grid >= horizon/1e7)", sc.Horizon/sc.Grid))
-	}
-	if sc.Workers < 0 {
-		return sc, bad("workers", sc.Workers, "must be >= 0 (0: one per core)")
+	if sc.Servers > MaxServers && (sc.Engine == EngineServers || sc.Engine == EngineGeneral) {
+		return sc, fmt.Errorf("servers = %d: the %s engine supports at most 2^31-2 servers; use the occupancy engine", sc.Servers, sc.Engine)
 	}
 	capacity := float64(sc.Servers)
 	if sc.Rates != nil {
-		if len(sc.Rates) != sc.Servers {
-			return sc, fmt.Errorf("rates: got %d values, want one per server (%d)", len(sc.Rates), sc.Servers)
-		}
 		capacity = 0
-		for j, mu := range sc.Rates {
-			if math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0 {
-				return sc, fmt.Errorf("rates[%d] = %v: must be a finite rate > 0", j, mu)
-			}
+		for _, mu := range sc.Rates {
 			capacity += mu
 		}
 	}
@@ -207,37 +166,6 @@ func (sc Scenario) withDefaults() (Scenario, error) {
 			"lambda must be below %g, or set allow_unstable (--allow-unstable) for a finite-horizon transient run",
 			sc.Lambda, sc.Lambda*float64(sc.Servers), capacity, capacity/float64(sc.Servers))
 	}
-	if sc.OriginWeights != nil {
-		if len(sc.OriginWeights) != sc.Servers {
-			return sc, fmt.Errorf("origin_weights: got %d values, want one per server (%d)", len(sc.OriginWeights), sc.Servers)
-		}
-		total := 0.0
-		for j, w := range sc.OriginWeights {
-			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-				return sc, fmt.Errorf("origin_weights[%d] = %v: must be a finite weight >= 0", j, w)
-			}
-			total += w
-		}
-		if total <= 0 {
-			return sc, fmt.Errorf("origin_weights: all zero; at least one must be > 0")
-		}
-	}
-	if sc.InitOccupancy != nil && sc.InitLengths != nil {
-		return sc, fmt.Errorf("init: give an occupancy vector or per-server lengths, not both")
-	}
-	if err := checkOccupancy(sc.InitOccupancy); err != nil {
-		return sc, err
-	}
-	if sc.InitLengths != nil {
-		if len(sc.InitLengths) != sc.Servers {
-			return sc, fmt.Errorf("init_lengths: got %d values, want one per server (%d)", len(sc.InitLengths), sc.Servers)
-		}
-		for j, l := range sc.InitLengths {
-			if l < 0 || l > 1<<24 {
-				return sc, fmt.Errorf("init_lengths[%d] = %d: must be between 0 and 2^24", j, l)
-			}
-		}
-	}
 	if sc.Engine == EngineOccupancy {
 		if why := occupancyIneligible(sc); why != "" {
 			return sc, fmt.Errorf("engine = occupancy: %s; use engine servers or auto", why)
@@ -246,18 +174,179 @@ func (sc Scenario) withDefaults() (Scenario, error) {
 	return sc, nil
 }
 
-func checkOccupancy(q []float64) error {
-	prev := 1.0
-	for i, v := range q {
-		if math.IsNaN(v) || v < 0 || v > prev {
-			return fmt.Errorf("init[%d] = q_%d = %v: occupancy must satisfy 1 >= q_1 >= q_2 >= ... >= 0", i, i+1, v)
+// Values returns the keys of the scenario: what its scenario file says
+// (before defaults; see Keys). Zero fields are absent keys; NoWarmup is the
+// warmup 0. The policy's keys come from the policy (KeyedPolicy) or from
+// the keys it was built from; a service law made in Go is kept when the
+// form its String prints parses back.
+func (sc Scenario) Values() (*param.Values, error) {
+	v := Keys.New()
+	set := func(name string, x any) error {
+		if err := v.Set(name, x); err != nil {
+			return err
 		}
-		prev = v
+		return nil
 	}
-	if len(q) > 1<<20 {
-		return fmt.Errorf("init: %d levels; at most 2^20", len(q))
+	var errs []error
+	add := func(name string, x any, present bool) {
+		if present {
+			errs = append(errs, set(name, x))
+		}
 	}
+	add(keyServers, sc.Servers, sc.Servers != 0)
+	add(keyLambda, sc.Lambda, sc.Lambda != 0)
+	pk := sc.policyKeys
+	if kp, ok := sc.Policy.(KeyedPolicy); ok && kp.ScenarioKeys() != nil {
+		pk = kp.ScenarioKeys()
+	}
+	names := make([]string, 0, len(pk))
+	for name := range pk {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		add(name, pk[name], true)
+	}
+	add(keyRates, sc.Rates, len(sc.Rates) > 0)
+	add(keyOriginWeights, sc.OriginWeights, len(sc.OriginWeights) > 0)
+	if sc.Service != nil {
+		spec := sc.Service.String()
+		if pl, ok := sc.Service.(parsedLaw); ok {
+			spec = pl.spec
+		}
+		if _, err := service.Parse(spec); err == nil {
+			add(keyService, spec, true)
+		}
+	}
+	add(keyDiscipline, string(sc.Discipline), sc.Discipline != "")
+	add(keyHorizon, sc.Horizon, sc.Horizon != 0)
+	switch {
+	case sc.Warmup == NoWarmup:
+		add(keyWarmup, 0.0, true)
+	case sc.Warmup != 0:
+		add(keyWarmup, sc.Warmup, true)
+	}
+	add(keyReplications, sc.Replications, sc.Replications != 0)
+	add(keySeed, sc.Seed, true)
+	add(keyEngine, string(sc.Engine), sc.Engine != "")
+	add(keyInit, sc.InitOccupancy, len(sc.InitOccupancy) > 0)
+	add(keyInitLengths, sc.InitLengths, len(sc.InitLengths) > 0)
+	add(keyGrid, sc.Grid, sc.Grid != 0)
+	add(keyAllowUnstable, true, sc.AllowUnstable)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// ScenarioFromValues builds the scenario that keys describe: it completes
+// them (defaults and checks; errors name the key) and builds the policy.
+func ScenarioFromValues(v *param.Values) (Scenario, error) {
+	v = v.Clone()
+	if err := Keys.Complete(v); err != nil {
+		return Scenario{}, err
+	}
+	if !v.Has(keyPolicy) {
+		return Scenario{}, fmt.Errorf("policy: missing; give --policy NAME or \"policy\" in the scenario file; one of %s",
+			strings.Join(PolicyNames(), ", "))
+	}
+	p, pk, err := buildPolicy(v)
+	if err != nil {
+		return Scenario{}, err
+	}
+	sc := Scenario{
+		Servers: v.Int(keyServers), Lambda: v.Float(keyLambda), Policy: p, policyKeys: pk,
+		Rates: v.Floats(keyRates), OriginWeights: v.Floats(keyOriginWeights),
+		Discipline: Discipline(v.String(keyDiscipline)),
+		Horizon:    v.Float(keyHorizon), Warmup: v.Float(keyWarmup), Replications: v.Int(keyReplications),
+		Seed: v.Uint(keySeed), Engine: Engine(v.String(keyEngine)),
+		InitOccupancy: v.Floats(keyInit), InitLengths: v.Ints(keyInitLengths),
+		Grid: v.Float(keyGrid), AllowUnstable: v.Bool(keyAllowUnstable),
+	}
+	if sc.Warmup == 0 {
+		sc.Warmup = NoWarmup
+	}
+	if v.Has(keyService) {
+		d, err := service.Parse(v.String(keyService))
+		if err != nil {
+			return Scenario{}, err
+		}
+		sc.Service = parsedLaw{d, v.String(keyService)}
+	}
+	if _, err := sc.resolve(); err != nil {
+		return Scenario{}, err
+	}
+	return sc, nil
+}
+
+// ParseScenario reads a scenario file (JSON, strictly: unknown keys and
+// trailing data are errors) and builds its scenario.
+func ParseScenario(data []byte) (Scenario, error) {
+	v, err := Keys.DecodeJSON(data)
+	if err != nil {
+		return Scenario{}, err
+	}
+	return ScenarioFromValues(v)
+}
+
+// MarshalJSON writes the scenario file of sc: every key after defaults, so
+// that ParseScenario (and `lbsim run FILE`) gives back the same run.
+func (sc Scenario) MarshalJSON() ([]byte, error) {
+	v, err := sc.fileValues()
+	if err != nil {
+		return nil, err
+	}
+	return v.MarshalJSON()
+}
+
+// fileValues returns the completed keys of sc when they are a scenario file
+// that reproduces it, or an error saying why not: a policy or a service law
+// built in Go from a value that has no keys.
+func (sc Scenario) fileValues() (*param.Values, error) {
+	v, err := sc.CompletedValues()
+	if err != nil {
+		return nil, err
+	}
+	if !v.Has(keyPolicy) {
+		name := "<nil>"
+		if sc.Policy != nil {
+			name = sc.Policy.Name()
+		}
+		return nil, fmt.Errorf("no scenario file: policy %s was built in Go and has no keys (see lbsim.KeyedPolicy)", name)
+	}
+	if sc.Service != nil && !v.Has(keyService) {
+		return nil, fmt.Errorf("no scenario file: service law %s was built in Go and its name does not parse back (see service.Parse)", sc.Service)
+	}
+	return v, nil
+}
+
+// UnmarshalJSON reads a scenario file into sc (see ParseScenario).
+func (sc *Scenario) UnmarshalJSON(data []byte) error {
+	s, err := ParseScenario(data)
+	if err != nil {
+		return err
+	}
+	*sc = s
 	return nil
+}
+
+// CompletedValues returns the keys of sc after defaults (see Values).
+func (sc Scenario) CompletedValues() (*param.Values, error) {
+	v, err := sc.Values()
+	if err != nil {
+		return nil, err
+	}
+	if err := Keys.Complete(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// parsedLaw is a service law read from its spec, which it keeps so that the
+// scenario file of a run says what the user wrote.
+type parsedLaw struct {
+	service.Distribution
+	spec string
 }
 
 // needsGeneral says why only the general engine can run sc, or "".
@@ -301,4 +390,46 @@ func occupancyIneligible(sc Scenario) string {
 // system returns the System of a validated scenario.
 func (sc Scenario) system() System {
 	return System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights}
+}
+
+// ScenarioFromKeys builds the scenario that keys (named like the keys of a
+// scenario file) describe, as ParseScenario does: for example
+//
+//	lbsim.ScenarioFromKeys(map[string]any{"servers": 100, "lambda": 0.9,
+//		"policy": "neighbour-jsq", "topology": "er", "degree": 10})
+//
+// Numbers may be given as int or float64, lists as []float64 or []int.
+func ScenarioFromKeys(keys map[string]any) (Scenario, error) {
+	v := Keys.New()
+	names := make([]string, 0, len(keys))
+	for name := range keys {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if Keys.Key(name) == nil {
+			return Scenario{}, fmt.Errorf("unknown key %q; the keys are %s", name, strings.Join(Keys.Names(), ", "))
+		}
+		if err := v.Set(name, keys[name]); err != nil {
+			return Scenario{}, err
+		}
+	}
+	return ScenarioFromValues(v)
+}
+
+// Stable reports whether the arrival rate is below the total service rate
+// (lambda N E[S] < sum_j mu_j).
+func (sc Scenario) Stable() bool {
+	meanS := 1.0
+	if sc.Service != nil {
+		meanS = sc.Service.Mean()
+	}
+	capacity := float64(sc.Servers)
+	if sc.Rates != nil {
+		capacity = 0
+		for _, mu := range sc.Rates {
+			capacity += mu
+		}
+	}
+	return sc.Lambda*float64(sc.Servers)*meanS < capacity
 }

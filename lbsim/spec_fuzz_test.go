@@ -1,6 +1,7 @@
 package lbsim_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -8,8 +9,10 @@ import (
 	"github.com/lbsim/notebooks/lbsim"
 )
 
-// FuzzParseSpec checks that ParseSpec never panics, that a spec it accepts
-// builds a scenario, and that the spec survives a JSON round trip unchanged.
+// FuzzParseSpec checks that ParseScenario never panics and that a scenario
+// it accepts marshals to a scenario file that keeps every key the input
+// gives and parses again to a scenario marshalling to the same bytes. (The name keeps the corpus in
+// testdata/fuzz/FuzzParseSpec.)
 func FuzzParseSpec(f *testing.F) {
 	for _, s := range []string{
 		// Valid.
@@ -49,23 +52,39 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sp, err := lbsim.ParseSpec(data)
+		sc, err := lbsim.ParseScenario(data)
 		if err != nil {
 			return
 		}
-		if _, err := sp.Scenario(); err != nil {
-			t.Fatalf("ParseSpec accepted %q, but Scenario fails: %v", data, err)
-		}
-		again, err := json.Marshal(sp)
+		file, err := json.Marshal(sc)
 		if err != nil {
-			t.Fatalf("ParseSpec accepted %q, but the spec does not marshal: %v", data, err)
+			t.Fatalf("ParseScenario accepted %q, but the scenario does not marshal: %v", data, err)
 		}
-		sp2, err := lbsim.ParseSpec(again)
+		sc2, err := lbsim.ParseScenario(file)
 		if err != nil {
-			t.Fatalf("ParseSpec accepted %q, but not its re-marshalled spec %s: %v", data, again, err)
+			t.Fatalf("ParseScenario accepted %q, but not its scenario file %s: %v", data, file, err)
 		}
-		if !reflect.DeepEqual(sp, sp2) {
-			t.Fatalf("ParseSpec(%q) = %#v,\nbut after a round trip through %s: %#v", data, sp, again, sp2)
+		again, err := json.Marshal(sc2)
+		if err != nil {
+			t.Fatalf("the scenario file %s of %q parses, but its scenario does not marshal: %v", file, data, err)
+		}
+		if !bytes.Equal(file, again) {
+			t.Fatalf("ParseScenario(%q) marshals to\n%s\nbut after a round trip to\n%s", data, file, again)
+		}
+		// The file keeps every key the input gives, with its value.
+		given, err := lbsim.Keys.DecodeJSON(data)
+		if err != nil {
+			t.Fatalf("ParseScenario accepted %q, but DecodeJSON fails: %v", data, err)
+		}
+		written, err := lbsim.Keys.DecodeJSON(file)
+		if err != nil {
+			t.Fatalf("the scenario file %s of %q does not decode: %v", file, data, err)
+		}
+		for _, name := range given.Present() {
+			if !reflect.DeepEqual(given.Get(name), written.Get(name)) {
+				t.Fatalf("ParseScenario(%q): %s = %v, but the scenario file %s has %v", data, name,
+					given.Get(name), file, written.Get(name))
+			}
 		}
 	})
 }

@@ -12,13 +12,14 @@ import (
 
 	"github.com/lbsim/notebooks/lbsim"
 	"github.com/lbsim/notebooks/lbsim/exact"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
-// exactConfig is what `lbsim exact` reads from a scenario file and its flags.
-// The run-only keys of lbsim.Spec (horizon, seed, ...) are accepted in files,
-// so that one file serves both commands, and ignored.
+// exactConfig is what `lbsim exact` reads from a scenario file and its flags
+// besides the scenario keys (lbsim.Keys). The simulation-only keys (horizon,
+// seed, ...) are accepted, so that one file serves both commands, and
+// ignored.
 type exactConfig struct {
-	lbsim.Spec
 	// Cap is the largest queue length per server (0: automatic).
 	Cap int `json:"cap,omitempty"`
 	// Tol is the convergence and truncation tolerance (0: exact.DefaultTol).
@@ -29,7 +30,6 @@ type exactConfig struct {
 
 func exactFlags(c *exactConfig) *flags {
 	f := newFlags("exact")
-	f.scenarioFlags(&c.Spec)
 	f.add("cap", "K", "largest queue length per server; a task sent to a full server is lost (>= 1; "+
 		"default 0: raise the cap until the truncation mass is below --tol)", intValue(&c.Cap))
 	f.add("tol", "X", fmt.Sprintf("convergence target for the residual, relative to the total event rate, and "+
@@ -53,7 +53,9 @@ Policies with exact routing: `+strings.Join(exactPolicies(), ", ")+`
 
 Flags:
 `)
+	lbsim.Keys.PrintFlags(w, exactKey)
 	exactFlags(&exactConfig{}).printFlags(w)
+	printPolicies(w)
 	fmt.Fprint(w, `
 Output keys: scenario (servers, lambda, policy, d, sampling, rates,
 origin_weights, cap, tol, max_states after defaults), policy, cap (the cap
@@ -78,9 +80,9 @@ convergence), 2 invalid input, 130 interrupted by SIGINT or SIGTERM.
 func exactPolicies() []string {
 	var names []string
 	for _, name := range lbsim.PolicyNames() {
-		sc, err := lbsim.Spec{Servers: 2, Lambda: 0.5, Policy: name}.Scenario()
+		sc, err := lbsim.ScenarioFromKeys(map[string]any{"servers": 2, "lambda": 0.5, "policy": name})
 		if err != nil { // graph policies need a graph
-			sc, err = lbsim.Spec{Servers: 2, Lambda: 0.5, Policy: name, Topology: "complete"}.Scenario()
+			sc, err = lbsim.ScenarioFromKeys(map[string]any{"servers": 2, "lambda": 0.5, "policy": name, "topology": "complete"})
 		}
 		if _, ok := sc.Policy.(lbsim.ExactRouter); err == nil && ok {
 			names = append(names, name)
@@ -89,18 +91,15 @@ func exactPolicies() []string {
 	return names
 }
 
-// exactRunOnly lists the keys of lbsim.Spec that only simulation reads: the
-// exact solution does not depend on them, so its printed scenario leaves them
-// out.
-var exactRunOnly = []string{"service", "discipline", "horizon", "warmup", "replications", "seed", "engine",
-	"init", "init_lengths", "grid"}
+// exactKey selects the keys whose flags exact shows: all but the
+// simulation-only ones (which it accepts and ignores).
+func exactKey(k *param.Key) bool { return !k.HasTag(param.SimulationOnly) }
 
 // exactScenario returns the part of the configuration that the exact solution
-// depends on, as printed: every key of sp after defaults (so that keys added
-// to lbsim.Spec appear without changes here) except the run-only ones, and the
-// solver's cap, tol and max_states.
-func exactScenario(sp lbsim.Spec, cfg exactConfig) (map[string]any, error) {
-	data, err := json.Marshal(sp)
+// depends on, as printed: every key after defaults except the
+// simulation-only ones, and the solver's cap, tol and max_states.
+func exactScenario(v *param.Values, cfg exactConfig) (map[string]any, error) {
+	data, err := v.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +109,10 @@ func exactScenario(sp lbsim.Spec, cfg exactConfig) (map[string]any, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, err
 	}
-	for _, key := range exactRunOnly {
-		delete(m, key)
+	for _, k := range v.Decl().Keys() {
+		if !exactKey(k) {
+			delete(m, k.Name)
+		}
 	}
 	m["cap"], m["tol"], m["max_states"] = cfg.Cap, cfg.Tol, cfg.MaxStates
 	return m, nil
@@ -119,30 +120,29 @@ func exactScenario(sp lbsim.Spec, cfg exactConfig) (map[string]any, error) {
 
 func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	var cfg, fromFlags exactConfig
-	given, err := exactFlags(&fromFlags).configure(args, stdin, &cfg, &fromFlags)
+	v, err := exactFlags(&fromFlags).configure(args, stdin, lbsim.Keys, exactKey, &cfg, &fromFlags)
 	if err != nil {
 		return err
 	}
-	if err := checkGiven(cfg.Spec, given); err != nil {
-		return err
-	}
-
-	sp := cfg.Spec.WithDefaults()
-	sc, err := sp.Scenario()
+	sc, err := lbsim.ScenarioFromValues(v)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if sp.Service != "" && sp.Service != "exp" {
-		return usageErr("service = %q: lbsim exact solves exponential service only (leave service out)", sp.Service)
+	if service := v.String("service"); v.Has("service") && service != "exp" {
+		return usageErr("service = %q: lbsim exact solves exponential service only (leave service out)", service)
 	}
-	if sp.Discipline != "" && sp.Discipline != "fifo" {
+	if discipline := v.String("discipline"); v.Has("discipline") && discipline != "fifo" {
 		return usageErr("discipline = %q: lbsim exact solves FIFO service only (with exponential service, "+
-			"PS and LIFO-PR give the same queue lengths; leave discipline out)", sp.Discipline)
+			"PS and LIFO-PR give the same queue lengths; leave discipline out)", discipline)
+	}
+	v, err = sc.CompletedValues()
+	if err != nil {
+		return err
 	}
 	router, ok := sc.Policy.(lbsim.ExactRouter)
 	if !ok {
 		return usageErr("policy = %q: has no exact routing (does not implement lbsim.ExactRouter); must be one of %s",
-			sp.Policy, strings.Join(exactPolicies(), ", "))
+			v.String("policy"), strings.Join(exactPolicies(), ", "))
 	}
 	// The solver's own parameters, checked here so that they count as invalid
 	// input (exit 2) with their flag names.
@@ -153,12 +153,12 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 		return usageErr("tol = %v: must be in (0, 0.1], or 0 for the default %g", cfg.Tol, exact.DefaultTol)
 	case cfg.MaxStates != 0 && (cfg.MaxStates < 2 || cfg.MaxStates > math.MaxInt32):
 		return usageErr("max_states = %d: must be in [2, 2^31-1], or 0 for the default %d", cfg.MaxStates, exact.DefaultMaxStates)
-	case cfg.Cap == 0 && sp.AllowUnstable:
-		stable := sp
+	case cfg.Cap == 0 && sc.AllowUnstable:
+		stable := sc
 		stable.AllowUnstable = false
-		if _, err := stable.Scenario(); err != nil {
+		if _, err := stable.CompletedValues(); err != nil || !stable.Stable() {
 			return usageErr("cap = 0 (automatic) needs lambda below the mean service rate (lambda = %v); "+
-				"give --cap K to solve the overloaded chain truncated at K", sp.Lambda)
+				"give --cap K to solve the overloaded chain truncated at K", sc.Lambda)
 		}
 	}
 	if cfg.Tol == 0 {
@@ -182,7 +182,7 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	}
 	wall := time.Since(start).Seconds()
 
-	scenario, err := exactScenario(sp, cfg)
+	scenario, err := exactScenario(v, cfg)
 	if err != nil {
 		return err
 	}

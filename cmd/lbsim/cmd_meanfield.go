@@ -13,21 +13,16 @@ import (
 	"strconv"
 
 	"github.com/lbsim/notebooks/lbsim/meanfield"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
-// meanfieldConfig is what `lbsim meanfield` reads from a file and its flags.
+// meanfieldKeys declares the configuration of `lbsim meanfield`; the
+// trajectory file is an option of the command (meanfieldConfig).
+var meanfieldKeys = newMeanfieldKeys()
+
+// meanfieldConfig is what `lbsim meanfield` reads besides its keys.
 type meanfieldConfig struct {
-	Policy     string    `json:"policy"`
-	Lambda     float64   `json:"lambda"`
-	D          int       `json:"d,omitempty"`
-	Sampling   string    `json:"sampling,omitempty"`
-	Servers    int       `json:"servers,omitempty"`
-	Init       []float64 `json:"init,omitempty"`
-	Until      float64   `json:"until"`
-	Grid       float64   `json:"grid,omitempty"`
-	Tol        float64   `json:"tol,omitempty"`
-	Levels     int       `json:"levels,omitempty"`
-	Trajectory string    `json:"trajectory,omitempty"`
+	Trajectory string `json:"trajectory,omitempty"`
 }
 
 // meanfieldPolicies are the policies with a mean-field drift, in help order.
@@ -35,23 +30,75 @@ var meanfieldPolicies = []string{"random", "jsqd", "jsq", "jiq", "jiqd"}
 
 const meanfieldDefaultTol = 1e-12
 
+func newMeanfieldKeys() *param.Set {
+	s := param.NewSet("lbsim meanfield", "policy")
+	s.Add(
+		param.Key{Name: "policy", Kind: param.String, Arg: "NAME", Required: true, Enum: meanfieldPolicies,
+			Doc: "the drift: random, jsqd, jsq (also JSQ(d(N)) with d(N) -> infinity), jiq or jiqd"},
+		param.Key{Name: "lambda", Kind: param.Float, Arg: "X", Required: true, Range: "in (0, 1)",
+			Doc: "arrival rate per server", Check: func(x any, _ *param.Values) string {
+				if l := x.(float64); !(l > 0 && l < 1) {
+					return "must be in (0, 1)"
+				}
+				return ""
+			}},
+		param.Key{Name: "d", Kind: param.Int, Arg: "D", For: []string{"jsqd", "jiqd"}, DefaultDoc: "2",
+			Default: param.Constant(2), Doc: "servers sampled per task by jsqd and jiqd", Check: param.IntBetween(1, 1000)},
+		param.Key{Name: "sampling", Kind: param.String, Arg: "with|without", For: []string{"jsqd"},
+			Enum: []string{"with", "without"}, DefaultDoc: "with", Default: param.Constant("with"),
+			Doc: "jsqd samples with replacement (the N -> infinity limit) or without, which needs servers and uses " +
+				"the exact finite-N sampling probabilities"},
+		param.Key{Name: "servers", Kind: param.Int, Arg: "N", For: []string{"jsqd"}, Range: "d to 2^40",
+			Doc: "number of servers for sampling without", Check: func(x any, v *param.Values) string {
+				n, d := x.(int), v.Int("d")
+				if v.String("sampling") != "without" {
+					return "only used with --policy jsqd --sampling without"
+				}
+				if n < d || n > 1<<40 {
+					return fmt.Sprintf("must be between d = %d and 2^40", d)
+				}
+				return ""
+			}},
+		param.Key{Name: "init", Kind: param.Floats, Arg: "LIST", DefaultDoc: "empty system",
+			Doc: "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0, in the syntax of lbsim run --rates",
+			Check: func(x any, _ *param.Values) string {
+				prev := 1.0
+				for i, q := range x.([]float64) {
+					if math.IsNaN(q) || q < 0 || q > prev {
+						return fmt.Sprintf("init[%d] = %v: the initial occupancy must satisfy 1 >= init[0] >= init[1] >= ... >= 0", i, q)
+					}
+					prev = q
+				}
+				return ""
+			}},
+		param.Key{Name: "until", Kind: param.Float, Arg: "T", Required: true, Range: "a time > 0",
+			Doc: "integrate the ODE from time 0 to T", Check: param.Positive("time")},
+		param.Key{Name: "grid", Kind: param.Float, Arg: "DT", DefaultDoc: "until/100",
+			Default: func(v *param.Values) (any, bool) { return v.Float("until") / 100, v.Has("until") },
+			Doc:     "report q(t) every DT time units (> 0, until/DT at most 1e6)",
+			Check: func(x any, v *param.Values) string {
+				if g := x.(float64); !(g > 0) || v.Float("until")/g > 1e6 {
+					return fmt.Sprintf("must be > 0 with until/grid at most 1e6 (until = %v)", v.Float("until"))
+				}
+				return ""
+			}},
+		param.Key{Name: "tol", Kind: param.Float, Arg: "X", DefaultDoc: fmt.Sprint(meanfieldDefaultTol),
+			Default: param.Constant(meanfieldDefaultTol),
+			Doc:     "truncation tolerance: the ODE keeps the levels whose fixed-point tail mass is at least X, plus 3 (in (0, 0.1])",
+			Check: func(x any, _ *param.Values) string {
+				if t := x.(float64); !(t > 0 && t <= 0.1) {
+					return "must be in (0, 0.1]"
+				}
+				return ""
+			}},
+		param.Key{Name: "levels", Kind: param.Int, Arg: "K", Doc: "truncation level K instead of the automatic one",
+			Check: param.IntBetween(1, 100000)},
+	)
+	return s
+}
+
 func meanfieldFlags(c *meanfieldConfig) *flags {
 	f := newFlags("meanfield")
-	f.add("policy", "NAME", "random, jsqd, jsq (also JSQ(d(N)) with d(N) -> infinity), jiq or jiqd (required)",
-		stringValue(&c.Policy))
-	f.add("lambda", "X", "arrival rate per server, in (0, 1) (required)", floatValue(&c.Lambda))
-	f.add("d", "D", "servers sampled per task by jsqd and jiqd (>= 1; default 2)", intValue(&c.D))
-	f.add("sampling", "with|without", "jsqd samples with replacement (the N -> infinity limit; default) or "+
-		"without, which needs --servers N and uses the exact finite-N sampling probabilities", stringValue(&c.Sampling))
-	f.add("servers", "N", "number of servers for --sampling without (>= d)", intValue(&c.Servers))
-	f.add("init", "LIST", "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0 (default empty "+
-		"system); same syntax as lbsim run --rates", floatList(&c.Init))
-	f.add("until", "T", "integrate the ODE from time 0 to T (> 0; required)", floatValue(&c.Until))
-	f.add("grid", "DT", "report q(t) every DT time units (> 0, until/DT at most 1e6; default until/100)",
-		floatValue(&c.Grid))
-	f.add("tol", "X", fmt.Sprintf("truncation tolerance: the ODE keeps the levels whose fixed-point tail mass "+
-		"is at least X, plus 3 (in (0, 0.1]; default %g)", meanfieldDefaultTol), floatValue(&c.Tol))
-	f.add("levels", "K", "truncation level K instead of the automatic one (1 to 100000)", intValue(&c.Levels))
 	f.add("trajectory", "FILE.csv", "also write the occupancy trajectory to FILE.csv (columns time,q1,...,qK)",
 		stringValue(&c.Trajectory))
 	return f
@@ -74,6 +121,7 @@ server first, else random or shortest of d).
 
 Flags:
 `)
+	meanfieldKeys.PrintFlags(w, nil)
 	meanfieldFlags(&meanfieldConfig{}).printFlags(w)
 	fmt.Fprint(w, `
 Output keys: scenario (the configuration after defaults), times, occupancy
@@ -93,82 +141,20 @@ unwritable trajectory file), 2 invalid input, 130 interrupted.
 `)
 }
 
-// meanfieldScenario is the configuration as printed.
-type meanfieldScenario struct {
-	Policy   string    `json:"policy"`
-	Lambda   float64   `json:"lambda"`
-	D        int       `json:"d,omitempty"`
-	Sampling string    `json:"sampling,omitempty"`
-	Servers  int       `json:"servers,omitempty"`
-	Init     []float64 `json:"init,omitempty"`
-	Until    float64   `json:"until"`
-	Grid     float64   `json:"grid"`
-	Tol      float64   `json:"tol"`
-	Levels   int       `json:"levels,omitempty"`
-}
-
 func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	var cfg, fromFlags meanfieldConfig
-	given, err := meanfieldFlags(&fromFlags).configure(args, stdin, &cfg, &fromFlags)
+	v, err := meanfieldFlags(&fromFlags).configure(args, stdin, meanfieldKeys, nil, &cfg, &fromFlags)
 	if err != nil {
 		return err
 	}
-	usesD := cfg.Policy == "jsqd" || cfg.Policy == "jiqd"
-	switch {
-	case cfg.Policy == "" && !given["policy"]:
-		return usageErr("policy: missing; give --policy NAME, one of random, jsqd, jsq, jiq, jiqd")
-	case !contains(meanfieldPolicies, cfg.Policy):
-		return usageErr("policy = %q: unknown; must be one of random, jsqd, jsq, jiq, jiqd", cfg.Policy)
-	case cfg.Lambda == 0 && !given["lambda"]:
-		return usageErr("lambda: missing; give --lambda X in (0, 1)")
-	case !(cfg.Lambda > 0 && cfg.Lambda < 1):
-		return usageErr("lambda = %v: must be in (0, 1)", cfg.Lambda)
-	case given["d"] && !usesD:
-		return usageErr("d = %d: only jsqd and jiqd take d (policy = %q)", cfg.D, cfg.Policy)
-	case given["d"] && (cfg.D < 1 || cfg.D > 1000):
-		return usageErr("d = %d: must be between 1 and 1000", cfg.D)
-	case given["sampling"] && cfg.Policy != "jsqd":
-		return usageErr("sampling = %q: only jsqd takes sampling (policy = %q)", cfg.Sampling, cfg.Policy)
-	case cfg.Sampling != "" && cfg.Sampling != "with" && cfg.Sampling != "without":
-		return usageErr("sampling = %q: must be with or without", cfg.Sampling)
-	case cfg.Until == 0 && !given["until"]:
-		return usageErr("until: missing; give --until T (a time > 0)")
-	case !(cfg.Until > 0) || math.IsInf(cfg.Until, 0):
-		return usageErr("until = %v: must be a finite time > 0", cfg.Until)
-	case given["grid"] && (!(cfg.Grid > 0) || cfg.Until/cfg.Grid > 1e6):
-		return usageErr("grid = %v: must be > 0 with until/grid at most 1e6 (until = %v)", cfg.Grid, cfg.Until)
-	case given["tol"] && !(cfg.Tol > 0 && cfg.Tol <= 0.1):
-		return usageErr("tol = %v: must be in (0, 0.1]", cfg.Tol)
-	case given["levels"] && (cfg.Levels < 1 || cfg.Levels > 100000):
-		return usageErr("levels = %d: must be between 1 and 100000", cfg.Levels)
+	if err := meanfieldKeys.Complete(v); err != nil {
+		return usageErr("%v", err)
 	}
-	if usesD && cfg.D == 0 {
-		cfg.D = 2
-	}
-	if cfg.Policy == "jsqd" && cfg.Sampling == "" {
-		cfg.Sampling = "with"
-	}
-	without := cfg.Sampling == "without"
-	switch {
-	case without && !given["servers"]:
-		return usageErr("servers: missing; --sampling without needs --servers N (an integer >= d = %d)", cfg.D)
-	case without && (cfg.Servers < cfg.D || cfg.Servers > 1<<40):
-		return usageErr("servers = %d: must be between d = %d and 2^40", cfg.Servers, cfg.D)
-	case given["servers"] && !without:
-		return usageErr("servers = %d: only used with --policy jsqd --sampling without", cfg.Servers)
-	}
-	prev := 1.0
-	for i, v := range cfg.Init {
-		if math.IsNaN(v) || v < 0 || v > prev {
-			return usageErr("init[%d] = %v: the initial occupancy must satisfy 1 >= init[0] >= init[1] >= ... >= 0", i, v)
-		}
-		prev = v
-	}
-	if cfg.Grid == 0 {
-		cfg.Grid = cfg.Until / 100
-	}
-	if cfg.Tol == 0 {
-		cfg.Tol = meanfieldDefaultTol
+	policy, lambda, d, servers := v.String("policy"), v.Float("lambda"), v.Int("d"), v.Int("servers")
+	init, until, grid, tol, levels := v.Floats("init"), v.Float("until"), v.Float("grid"), v.Float("tol"), v.Int("levels")
+	without := v.String("sampling") == "without"
+	if without && !v.Has("servers") {
+		return usageErr("servers: missing; --sampling without needs --servers N (an integer >= d = %d)", d)
 	}
 	if cfg.Trajectory != "" {
 		if st, err := os.Stat(filepath.Dir(cfg.Trajectory)); err != nil || !st.IsDir() {
@@ -178,62 +164,62 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 
 	// The drift, the truncation level and a first guess of the fixed point.
 	var drift meanfield.System
-	levelD := cfg.D // the JSQ(d) whose fixed-point tail sets the level
+	levelD := d // the JSQ(d) whose fixed-point tail sets the level
 	exactTail := false
-	switch cfg.Policy {
+	switch policy {
 	case "random":
-		drift, err = meanfield.RandomDrift(cfg.Lambda)
+		drift, err = meanfield.RandomDrift(lambda)
 		levelD, exactTail = 1, true
 	case "jsqd":
 		if without {
-			drift, err = meanfield.JSQdWithoutReplacementDrift(cfg.Lambda, cfg.D, cfg.Servers)
+			drift, err = meanfield.JSQdWithoutReplacementDrift(lambda, d, servers)
 		} else {
-			drift, err = meanfield.JSQdDrift(cfg.Lambda, cfg.D)
+			drift, err = meanfield.JSQdDrift(lambda, d)
 			exactTail = true
 		}
 	case "jsq":
-		drift, err = meanfield.JSQDrift(cfg.Lambda)
+		drift, err = meanfield.JSQDrift(lambda)
 		levelD = 2 // JSQ's transient is dominated by JSQ(2)'s
 	case "jiq":
-		drift, err = meanfield.JIQDrift(cfg.Lambda)
+		drift, err = meanfield.JIQDrift(lambda)
 		levelD = 1 // the excess is routed at random
 	case "jiqd":
-		drift, err = meanfield.JIQdDrift(cfg.Lambda, cfg.D)
+		drift, err = meanfield.JIQdDrift(lambda, d)
 	}
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	K, neglected, err := meanfield.Levels(cfg.Lambda, levelD, cfg.Tol, cfg.Init)
+	K, neglected, err := meanfield.Levels(lambda, levelD, tol, init)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if cfg.Levels > 0 {
-		K = cfg.Levels
+	if levels > 0 {
+		K = levels
 	}
 	guess := make([]float64, K)
-	if exactTail || cfg.Policy == "jsqd" {
-		fp, _, _ := meanfield.JSQdFixedPoint(cfg.Lambda, levelD, 1e-300)
+	if exactTail || policy == "jsqd" {
+		fp, _, _ := meanfield.JSQdFixedPoint(lambda, levelD, 1e-300)
 		copy(guess, fp)
-		if cfg.Levels > 0 {
+		if levels > 0 {
 			neglected = 0
 			for _, v := range fp[min(K, len(fp)):] {
 				neglected += v
 			}
 		}
 	} else {
-		guess[0] = cfg.Lambda
+		guess[0] = lambda
 		neglected = 0 // the fluid fixed point is (lambda, 0, 0, ...)
 	}
 
-	n := int(math.Floor(cfg.Until/cfg.Grid+1e-9)) + 1
+	n := int(math.Floor(until/grid+1e-9)) + 1
 	times := make([]float64, n, n+1)
 	for j := range times {
-		times[j] = float64(j) * cfg.Grid
+		times[j] = float64(j) * grid
 	}
-	if times[n-1] < cfg.Until*(1-1e-12) {
-		times = append(times, cfg.Until)
+	if times[n-1] < until*(1-1e-12) {
+		times = append(times, until)
 	}
-	path, err := meanfield.Trajectory(ctx, drift, cfg.Init, times, K, meanfield.Options{})
+	path, err := meanfield.Trajectory(ctx, drift, init, times, K, meanfield.Options{})
 	if err != nil {
 		return err
 	}
@@ -247,14 +233,14 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	}
 	var wait float64
 	switch {
-	case cfg.Policy == "random":
+	case policy == "random":
 		wait = fixed[0]
-	case cfg.Policy == "jsqd" && !without:
-		wait = meanfield.WaitProbability(fixed, cfg.D)
-	case cfg.Policy == "jsqd":
+	case policy == "jsqd" && !without:
+		wait = meanfield.WaitProbability(fixed, d)
+	case policy == "jsqd":
 		wait = 1.0
-		N := float64(cfg.Servers)
-		for k := 0; k < cfg.D; k++ {
+		N := float64(servers)
+		for k := 0; k < d; k++ {
 			wait *= math.Max(N*fixed[0]-float64(k), 0) / (N - float64(k))
 		}
 	default: // jsq, jiq, jiqd: every task finds an idle server while q_1 < 1
@@ -263,10 +249,8 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		}
 	}
 
-	sc := meanfieldScenario{Policy: cfg.Policy, Lambda: cfg.Lambda, D: cfg.D, Sampling: cfg.Sampling,
-		Servers: cfg.Servers, Init: cfg.Init, Until: cfg.Until, Grid: cfg.Grid, Tol: cfg.Tol, Levels: cfg.Levels}
 	out := map[string]any{
-		"scenario":             sc,
+		"scenario":             v,
 		"times":                path.Times,
 		"occupancy":            numRows(path.Y),
 		"levels":               K,
@@ -277,7 +261,7 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		"fixed_point":          nums(fixed),
 		"fixed_point_residual": num(residual),
 		"mean_tasks":           num(meanfield.MeanTasks(fixed)),
-		"mean_sojourn":         num(meanfield.MeanSojourn(fixed, cfg.Lambda)),
+		"mean_sojourn":         num(meanfield.MeanSojourn(fixed, lambda)),
 		"wait_probability":     num(wait),
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
@@ -293,15 +277,6 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		return failure(err)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // writeMeanfieldCSV writes time,q1..qK rows, removing the file on failure.

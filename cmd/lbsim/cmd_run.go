@@ -7,15 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	kh "github.com/lbsim/notebooks/kernelhelpers"
 	"github.com/lbsim/notebooks/lbsim"
 )
 
-// runConfig is what `lbsim run` reads from a scenario file and its flags: an
-// lbsim.Spec plus keys that only affect the output and the execution.
+// runConfig is what `lbsim run` reads from a scenario file and its flags
+// besides the scenario keys (lbsim.Keys): keys that only affect the output
+// and the execution.
 type runConfig struct {
-	lbsim.Spec
 	// Trajectory is the CSV file for the occupancy trajectory (needs Grid > 0).
 	Trajectory string `json:"trajectory,omitempty"`
 	// Plot is a standalone HTML page with the occupancy charts and a table.
@@ -28,29 +29,6 @@ type runConfig struct {
 
 func runFlags(c *runConfig) *flags {
 	f := newFlags("run")
-	f.scenarioFlags(&c.Spec)
-	f.add("horizon", "T", "simulated time of each replication (> 0; default 1000)", floatValue(&c.Horizon))
-	f.add("warmup", "T", "time discarded before averaging (0 <= warmup < horizon; default horizon/10; "+
-		"0 for none)", optionalFloat(&c.Warmup))
-	f.add("replications", "R", "independent replications, for the confidence intervals (>= 1; default 1)",
-		intValue(&c.Replications))
-	f.add("seed", "S", "root random seed (an integer in [0, 2^64-1]; default 1); replication r uses "+
-		"the stream (seed, r), so the result does not depend on --workers", optionalUint(&c.Seed))
-	f.add("engine", "NAME", "servers (every queue), occupancy (occupancy counts; exchangeable policies, "+
-		"equal rates), general (any service law and discipline; chosen by auto when --service or "+
-		"--discipline is given) or auto (the default)", stringValue(&c.Engine))
-	f.add("service", "SPEC", "service-requirement law, mean 1 unless mean= is given: exp, det, erlang:k=4, "+
-		"hyperexp:scv=4, bimodal:scv=4, pareto:alpha=2.5 (Lomax), weibull:shape=0.5, lognormal:sigma=1, "+
-		"empirical:FILE (default: exponential, on the Markov engines); a server of rate mu serves S in S/mu",
-		stringValue(&c.Service))
-	f.add("discipline", "NAME", "service discipline at each server: fifo (default), ps (processor sharing) "+
-		"or lifo-pr (last in first out, preemptive resume)", stringValue(&c.Discipline))
-	f.add("init", "LIST", "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0 (default "+
-		"empty system); same syntax as --rates", floatList(&c.Init))
-	f.add("init-lengths", "LIST", "initial per-server queue lengths (N integers in [0, 2^24]); same syntax "+
-		"as --rates; not with --init", intList(&c.InitLengths))
-	f.add("grid", "DT", "record the occupancy q_i(t) every DT time units from 0 to the horizon (> 0; "+
-		"horizon/DT at most 1e7; default 0: no trajectory)", floatValue(&c.Grid))
 	f.add("trajectory", "FILE.csv", "write the recorded trajectory (needs --grid) to FILE.csv, with columns "+
 		"time,q1,...,qK,q1_ci95,...,qK_ci95", stringValue(&c.Trajectory))
 	f.add("plot", "FILE.html", "write a standalone HTML page (echarts inline, works offline) with the "+
@@ -71,7 +49,9 @@ given on the command line override the file. Lists are JSON arrays in files.
 
 Flags:
 `)
+	lbsim.Keys.PrintFlags(w, nil)
 	runFlags(&runConfig{}).printFlags(w)
+	printPolicies(w)
 	fmt.Fprint(w, `
 Output: the result JSON has the keys scenario (the scenario after defaults),
 policy, engine, replications, events, wall_seconds, events_per_second,
@@ -96,16 +76,11 @@ On failure nothing is written to stdout and no trajectory file is created.
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var cfg, fromFlags runConfig
-	given, err := runFlags(&fromFlags).configure(args, stdin, &cfg, &fromFlags)
+	v, err := runFlags(&fromFlags).configure(args, stdin, lbsim.Keys, nil, &cfg, &fromFlags)
 	if err != nil {
 		return err
 	}
-	if err := checkGiven(cfg.Spec, given); err != nil {
-		return err
-	}
-
-	sp := cfg.Spec.WithDefaults()
-	sc, err := sp.Scenario()
+	sc, err := lbsim.ScenarioFromValues(v)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -113,7 +88,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return usageErr("workers = %d: must be >= 0 (0: one per core)", cfg.Workers)
 	}
 	if cfg.Trajectory != "" {
-		if sp.Grid <= 0 {
+		if sc.Grid <= 0 {
 			return usageErr("trajectory = %q: needs a grid step; give --grid DT > 0 (or \"grid\" in the scenario file)", cfg.Trajectory)
 		}
 		// Fail before a long run, without creating the file.
@@ -142,7 +117,6 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	res.Spec = &sp
 
 	out, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -180,4 +154,13 @@ func writePlot(path string, res *lbsim.Result) error {
 		return fmt.Errorf("plot = %q: %w", path, err)
 	}
 	return nil
+}
+
+// printPolicies lists the registered policies, with the keys each uses.
+func printPolicies(w io.Writer) {
+	fmt.Fprintln(w, "\nPolicies (--policy) and the keys they take besides the common ones:")
+	for _, name := range lbsim.PolicyNames() {
+		keys := lbsim.Keys.VariantKeys(name)
+		fmt.Fprintf(w, "  %-26s %s\n", name, strings.Join(keys, ", "))
+	}
 }

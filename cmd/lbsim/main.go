@@ -12,7 +12,8 @@
 //	lbsim help [COMMAND]                explain a command
 //
 // See README.md in this directory for the full reference. All the modelling lives in package
-// lbsim; this command only maps flags and files onto an lbsim.Spec and prints
+// lbsim; this command only maps flags and files onto the declared keys of a
+// model (lbsim.Keys for run and exact) and prints
 // what comes back.
 package main
 
@@ -25,6 +26,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -107,7 +109,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd := lookup(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are run, exact, meanfield, sweep, merge, slurm, k8s, version and help (see lbsim help)\n", name)
+		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are %s (see lbsim help)\n", name, commandNames())
 		return exitUsage
 	}
 	err := cmd.run(ctx, rest, stdin, stdout, stderr)
@@ -135,7 +137,24 @@ func lookup(name string) *command {
 			return &commands[i]
 		}
 	}
+	for _, c := range modelCommands() {
+		if c.name == name {
+			return &c
+		}
+	}
 	return nil
+}
+
+// commandNames lists every command for messages.
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	for _, c := range modelCommands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func helpCommand(args []string, stdout, stderr io.Writer) int {
@@ -152,7 +171,7 @@ func helpCommand(args []string, stdout, stderr io.Writer) int {
 			cmd.help(stdout)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "lbsim help: unknown command %q; the commands are run, exact, meanfield, sweep, merge, slurm, k8s, version and help\n", args[0])
+		fmt.Fprintf(stderr, "lbsim help: unknown command %q; the commands are %s\n", args[0], commandNames())
 	default:
 		fmt.Fprintf(stderr, "lbsim help: too many arguments; usage: lbsim help [COMMAND]\n")
 	}
@@ -169,8 +188,8 @@ Usage:
 
 Commands:
 `)
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	for _, c := range append(commands, modelCommands()...) {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, `
 Run "lbsim help COMMAND" or "lbsim COMMAND -h" for a command's flags.

@@ -133,12 +133,12 @@ func TestMeanfieldBadInput(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--lambda", "0.9", "--until", "1"}, "policy: missing"},
-		{[]string{"--policy", "fastest", "--lambda", "0.9", "--until", "1"}, `policy = "fastest": unknown`},
+		{[]string{"--policy", "fastest", "--lambda", "0.9", "--until", "1"}, `policy = "fastest": must be one of`},
 		{[]string{"--policy", "jsq", "--until", "1"}, "lambda: missing"},
 		{[]string{"--policy", "jsq", "--lambda", "1", "--until", "1"}, "lambda = 1: must be in (0, 1)"},
 		{[]string{"--policy", "jsq", "--lambda", "0.5"}, "until: missing"},
 		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "-1"}, "until = -1"},
-		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--d", "2"}, "d = 2: only jsqd and jiqd"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--d", "2"}, "d = 2: policy jsq takes no d"},
 		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--d", "0"}, "d = 0: must be between 1"},
 		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--sampling", "both"}, `sampling = "both"`},
 		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--sampling", "without"}, "servers: missing"},

@@ -49,10 +49,7 @@ func loadDataset(t *testing.T, name string) *Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := lbsim.RunSpec(context.Background(), pts[0].Spec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runPoint(t, pts[0])
 	row := tab.Where("point", "0")
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for col, want := range map[string]string{"mean_sojourn": g(res.MeanSojourn), "q2": g(res.Occupancy[1]),
@@ -143,4 +140,18 @@ func TestDataERScaling(t *testing.T) {
 			t.Errorf("row %d (N = %v, lambda = %v): %v tasks per server, lambda * sojourn = %v", k, n[k], lam[k], tasks[k], lam[k]*soj[k])
 		}
 	}
+}
+
+// runPoint runs a point of a dispatch sweep with lbsim.Run.
+func runPoint(t *testing.T, pt Point) *lbsim.Result {
+	t.Helper()
+	sc, err := lbsim.ScenarioFromValues(pt.Values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := lbsim.Run(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

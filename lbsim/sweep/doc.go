@@ -1,6 +1,7 @@
-// Package sweep runs parameter sweeps of lbsim scenarios, on one machine or
-// sharded over a cluster (Slurm job arrays, Kubernetes indexed Jobs), and
-// merges their outputs into tidy CSV files with provenance.
+// Package sweep runs parameter sweeps of any model of package model (the
+// dispatch simulator of `lbsim run` by default), on one machine or sharded
+// over a cluster (Slurm job arrays, Kubernetes indexed Jobs), and merges their
+// outputs into tidy CSV files with provenance.
 //
 // # The sweep file
 //
@@ -12,8 +13,9 @@
 //	          {"lambda": {"from": 0.5, "to": 0.9, "step": 0.2}},
 //	          {"policy": ["jsq", "jsqd"], "d": [null, 2]}]}
 //
-// base is a scenario with the keys of an `lbsim run` scenario file (the JSON
-// keys of lbsim.Spec), except seed and replications, which the sweep sets.
+// "model" names the model (package model; absent: "dispatch", whose keys are
+// those of an `lbsim run` scenario file, lbsim.Keys). base is a scenario with
+// the model's keys, except seed and replications, which the sweep sets.
 // Each axis is an object of one or more such keys with their lists of
 // values; the lists of one axis are zipped (same length), the axes are
 // combined by Cartesian product with the last axis varying fastest. A list
@@ -21,8 +23,8 @@
 // "step"} (from, from+step, ... up to to, rounded to 12 significant digits)
 // or {"from", "to", "count"} with "scale": "linear" (default) or "log". A null
 // value leaves the key out of the point, so its default applies. Keys are
-// checked against lbsim.Spec by reflection, so keys added to lbsim.Spec work
-// in sweeps at once. Spec.Points expands the sweep and validates every point
+// checked against the model's declarations (package param), so a key a
+// model or policy declares works in sweeps at once. Spec.Points expands the sweep and validates every point
 // with the strict scenario parser before anything runs; an error names the
 // point (its index and axis values) and the parameter.
 //
@@ -36,11 +38,13 @@
 //	PointSeed(root, canon) = first 8 bytes (big-endian) of
 //	    SHA-256("lbsim-sweep-seed/v1" || 0x00 || root as 8 bytes big-endian || canon)
 //
-// So a point's seed depends only on the root seed and its scenario: not on
+// (for a model other than dispatch, the scenario object includes "model",
+// so two models draw different numbers for the same keys). So a point's
+// seed depends only on the root seed and its scenario: not on
 // the other points, the order of the axes, whether a value came from base or
 // an axis, or how a number is spelled (0.50, 5e-1, 0.5). The replications are
 // not part of the key: replication r of a point draws from
-// lbsim.Stream(seed, r) as in any run, so adding replications keeps the
+// mc.Stream(seed, r) as in any run, so adding replications keeps the
 // existing ones, and `lbsim run` with the point's scenario and --seed SEED
 // gives the point's numbers again. Any subset of points can be rerun and
 // gives the same bytes.
@@ -59,7 +63,8 @@
 // The output directory holds sweep.json (the sweep; a directory belongs to
 // one sweep, and every shard checks it) and points/point-NNNNNN.json, one
 // PointRecord per finished point: its index, key, seed, axis values, the
-// full lbsim.Result JSON (per-replication figures included), the code
+// model's full result (for dispatch, the lbsim.Result JSON), its figures
+// (package model) summary and per replication, the code
 // Version, host, shard, command and timings. Each file is written to a
 // temporary file in the same directory, synced, and renamed into place, so a
 // point file is complete or absent: a killed or requeued task loses at most
@@ -72,11 +77,15 @@
 //
 // Merge gathers the point files of all shards into one tidy CSV: one row per
 // point and replication (columns point, replication, the axis keys, seed,
-// engine_used, events, mean_tasks_per_server, mean_sojourn,
-// wait_probability, max_queue_length, q1..qK) or, with Summary, one row per
-// point with the means over replications and their 95% Student-t
-// half-widths (*_ci95) and the pooled sojourn quantiles (sojourn_p50, ...).
-// q_i beyond the largest queue ever seen is 0. Numbers are written in Go's
+// then the model's per-replication figures) or, with Summary, one row per
+// point with the model's summary figures. Figures become columns as package
+// model says: a scalar is a column (and NAME_ci95 with a half-width), a
+// vector the columns NAME1..NAMEK padded to the longest. For dispatch these
+// are engine_used, events, mean_tasks_per_server, mean_sojourn,
+// wait_probability, max_queue_length, q1..qK per replication, and in the
+// summary the means over replications with their 95% Student-t half-widths
+// (*_ci95) and the pooled sojourn quantiles (sojourn_p50, ...); q_i beyond
+// the largest queue ever seen is 0. Numbers are written in Go's
 // shortest round-trip form and no wall-clock figure enters the CSV, so the
 // same sweep gives the same bytes on a laptop and on a cluster. Merge refuses
 // missing points (IncompleteError lists each with its axis values) and points

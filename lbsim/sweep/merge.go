@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 // MergeOptions say how to merge a sweep's outputs.
@@ -146,35 +147,6 @@ func ranges(idx []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// figures is the part of a point's lbsim.Result that goes into the CSV
-// (null, for NaN, decodes as nil).
-type figures struct {
-	Engine            string     `json:"engine"`
-	Replications      int        `json:"replications"`
-	Events            int64      `json:"events"`
-	Occupancy         []*float64 `json:"occupancy"`
-	OccupancyCI95     []*float64 `json:"occupancy_ci95"`
-	MeanTasks         *float64   `json:"mean_tasks_per_server"`
-	MeanTasksCI95     *float64   `json:"mean_tasks_per_server_ci95"`
-	MeanSojourn       *float64   `json:"mean_sojourn"`
-	MeanSojournCI95   *float64   `json:"mean_sojourn_ci95"`
-	WaitProbability   *float64   `json:"wait_probability"`
-	WaitProbability95 *float64   `json:"wait_probability_ci95"`
-	SojournQuantiles  []struct {
-		P     float64  `json:"p"`
-		Value *float64 `json:"value"`
-	} `json:"sojourn_quantiles"`
-	MaxQueueLength int `json:"max_queue_length"`
-	PerReplication []struct {
-		Events          int64      `json:"events"`
-		Occupancy       []*float64 `json:"occupancy"`
-		MeanTasks       *float64   `json:"mean_tasks_per_server"`
-		MeanSojourn     *float64   `json:"mean_sojourn"`
-		WaitProbability *float64   `json:"wait_probability"`
-		MaxQueueLength  int        `json:"max_queue_length"`
-	} `json:"per_replication"`
-}
-
 // Merge gathers the point files of a sweep output directory (written by any
 // number of shards, on any hosts) into one tidy CSV and its provenance. It
 // refuses missing points and mixed code versions unless opt allows them, and
@@ -204,7 +176,7 @@ func Merge(dir string, opt MergeOptions) (*Merged, error) {
 	}
 	var missing []Point
 	recs := make([]*PointRecord, len(points))
-	figs := make([]*figures, len(points))
+	figs := make([]*PointRecord, len(points))
 	versions := map[string][]int{}
 	for _, pt := range points {
 		rec, err := ReadPoint(PointFile(dir, pt.Index))
@@ -218,14 +190,13 @@ func Merge(dir string, opt MergeOptions) (*Merged, error) {
 		if rec.Key != pt.Key || rec.Index != pt.Index || rec.Seed != pt.Seed {
 			return nil, fmt.Errorf("%s: holds another scenario or seed than %v", PointFile(dir, pt.Index), pt)
 		}
-		var fg figures
-		if err := json.Unmarshal(rec.Result, &fg); err != nil {
-			return nil, fmt.Errorf("%s: result: %w", PointFile(dir, pt.Index), err)
+		if rec.Figures == nil {
+			return nil, fmt.Errorf("%s: no figures (a point file of an lbsim before models had figures); remove it and run the sweep again with --resume", PointFile(dir, pt.Index))
 		}
-		if len(fg.PerReplication) != sw.Replications {
-			return nil, fmt.Errorf("%s: %d replications, want %d", PointFile(dir, pt.Index), len(fg.PerReplication), sw.Replications)
+		if len(rec.PerReplication) != sw.Replications {
+			return nil, fmt.Errorf("%s: %d replications, want %d", PointFile(dir, pt.Index), len(rec.PerReplication), sw.Replications)
 		}
-		recs[pt.Index], figs[pt.Index] = rec, &fg
+		recs[pt.Index], figs[pt.Index] = rec, rec
 		known := false
 		for _, v := range prov.Versions {
 			if sameCode(v, rec.Version) {
@@ -308,14 +279,6 @@ func (m *Merged) Write(path string) error {
 	return WriteFileAtomic(ProvenancePath(path), append(prov, '\n'))
 }
 
-// fmtFloat writes a float exactly (shortest round-trip form); nil is NaN.
-func fmtFloat(x *float64) string {
-	if x == nil || math.IsNaN(*x) {
-		return "NaN"
-	}
-	return strconv.FormatFloat(*x, 'g', -1, 64)
-}
-
 func fmtParam(v json.RawMessage) string {
 	if v == nil || isNull(v) {
 		return ""
@@ -327,66 +290,153 @@ func fmtParam(v json.RawMessage) string {
 	return string(v)
 }
 
-func writeCSV(sw *Spec, points []Point, figs []*figures, summary bool) ([]byte, []string, int, error) {
-	levels := 0
-	var qlevels []float64
-	for _, fg := range figs {
-		if fg == nil {
-			continue
+// column is one figure's place in the CSV: a scalar (with a _ci95 column
+// when some point has a half-width for it) or a vector of width columns.
+type column struct {
+	name   string
+	vector bool
+	ci     bool
+	width  int
+	pad    string
+}
+
+// layout returns the figure columns of rows of figures: every figure name
+// any row has, in the order the rows give them (a name first seen in a later
+// row goes after the name it follows there).
+func layout(rows [][]model.Figure) []*column {
+	var cols []*column
+	index := map[string]int{}
+	for _, row := range rows {
+		after := -1
+		for _, f := range row {
+			i, ok := index[f.Name]
+			if !ok {
+				c := &column{name: f.Name, vector: f.IsVector(), pad: f.Pad}
+				i = after + 1
+				cols = slices.Insert(cols, i, c)
+				for k, c := range cols {
+					index[c.name] = k
+				}
+			}
+			c := cols[i]
+			c.ci = c.ci || f.CI95 != nil || f.VectorCI95 != nil
+			c.width = max(c.width, len(f.Vector), len(f.VectorCI95))
+			after = i
 		}
-		levels = max(levels, len(fg.Occupancy))
-		for _, rr := range fg.PerReplication {
-			levels = max(levels, len(rr.Occupancy))
+	}
+	return cols
+}
+
+func (c *column) header() []string {
+	if !c.vector {
+		if c.ci {
+			return []string{c.name, c.name + "_ci95"}
 		}
-		for _, q := range fg.SojournQuantiles {
-			if !slices.Contains(qlevels, q.P) {
-				qlevels = append(qlevels, q.P)
+		return []string{c.name}
+	}
+	var h []string
+	for i := range c.width {
+		h = append(h, fmt.Sprintf("%s%d", c.name, i+1))
+	}
+	if c.ci {
+		for i := range c.width {
+			h = append(h, fmt.Sprintf("%s%d_ci95", c.name, i+1))
+		}
+	}
+	return h
+}
+
+// cells writes figure f (nil: the point lacks it) in the column's cells.
+func (c *column) cells(f *model.Figure) []string {
+	if !c.vector {
+		v, ci := "NaN", "NaN"
+		if f != nil {
+			v = f.Value
+			if f.CI95 != nil {
+				ci = *f.CI95
 			}
 		}
+		if c.ci {
+			return []string{v, ci}
+		}
+		return []string{v}
 	}
-	slices.Sort(qlevels)
-	occ := func(xs []*float64, i int) *float64 {
-		if i < len(xs) {
+	var out []string
+	at := func(xs []string, i int) string {
+		if f != nil && i < len(xs) {
 			return xs[i]
 		}
-		zero := 0.0 // no server ever reached level i+1
-		return &zero
+		if f != nil && c.pad != "" {
+			return c.pad // for the occupancy: no server reached that level
+		}
+		return "NaN"
 	}
+	for i := range c.width {
+		out = append(out, at(vectorOf(f), i))
+	}
+	if c.ci {
+		for i := range c.width {
+			var xs []string
+			if f != nil {
+				xs = f.VectorCI95
+			}
+			out = append(out, at(xs, i))
+		}
+	}
+	return out
+}
+
+func vectorOf(f *model.Figure) []string {
+	if f == nil {
+		return nil
+	}
+	return f.Vector
+}
+
+func writeCSV(sw *Spec, points []Point, recs []*PointRecord, summary bool) ([]byte, []string, int, error) {
+	var rows [][]model.Figure
+	for _, rec := range recs {
+		if rec == nil {
+			continue
+		}
+		if summary {
+			rows = append(rows, rec.Figures)
+		} else {
+			rows = append(rows, rec.PerReplication...)
+		}
+	}
+	figCols := layout(rows)
 	cols := []string{"point"}
 	if !summary {
 		cols = append(cols, "replication")
 	}
 	cols = append(cols, sw.Keys()...)
 	cols = append(cols, "seed")
-	if summary {
-		cols = append(cols, "replications", "engine_used", "events",
-			"mean_tasks_per_server", "mean_tasks_per_server_ci95", "mean_sojourn", "mean_sojourn_ci95",
-			"wait_probability", "wait_probability_ci95", "max_queue_length")
-		for _, p := range qlevels {
-			cols = append(cols, "sojourn_p"+strconv.FormatFloat(100*p, 'g', -1, 64))
+	for _, c := range figCols {
+		cols = append(cols, c.header()...)
+	}
+	figureRow := func(figs []model.Figure) []string {
+		var out []string
+		for _, c := range figCols {
+			var f *model.Figure
+			for k := range figs {
+				if figs[k].Name == c.name {
+					f = &figs[k]
+				}
+			}
+			out = append(out, c.cells(f)...)
 		}
-		for i := range levels {
-			cols = append(cols, fmt.Sprintf("q%d", i+1))
-		}
-		for i := range levels {
-			cols = append(cols, fmt.Sprintf("q%d_ci95", i+1))
-		}
-	} else {
-		cols = append(cols, "engine_used", "events", "mean_tasks_per_server", "mean_sojourn", "wait_probability",
-			"max_queue_length")
-		for i := range levels {
-			cols = append(cols, fmt.Sprintf("q%d", i+1))
-		}
+		return out
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	if err := w.Write(cols); err != nil {
 		return nil, nil, 0, err
 	}
-	rows := 0
+	n := 0
 	for _, pt := range points {
-		fg := figs[pt.Index]
-		if fg == nil {
+		rec := recs[pt.Index]
+		if rec == nil {
 			continue
 		}
 		head := []string{strconv.Itoa(pt.Index)}
@@ -396,49 +446,26 @@ func writeCSV(sw *Spec, points []Point, figs []*figures, summary bool) ([]byte, 
 		}
 		seed := strconv.FormatUint(pt.Seed, 10)
 		if summary {
-			row := append(append(append(head, params...), seed), strconv.Itoa(fg.Replications), fg.Engine,
-				strconv.FormatInt(fg.Events, 10),
-				fmtFloat(fg.MeanTasks), fmtFloat(fg.MeanTasksCI95), fmtFloat(fg.MeanSojourn), fmtFloat(fg.MeanSojournCI95),
-				fmtFloat(fg.WaitProbability), fmtFloat(fg.WaitProbability95), strconv.Itoa(fg.MaxQueueLength))
-			for _, p := range qlevels {
-				var v *float64
-				for _, q := range fg.SojournQuantiles {
-					if q.P == p {
-						v = q.Value
-					}
-				}
-				row = append(row, fmtFloat(v))
-			}
-			for i := range levels {
-				row = append(row, fmtFloat(occ(fg.Occupancy, i)))
-			}
-			for i := range levels {
-				row = append(row, fmtFloat(occ(fg.OccupancyCI95, i)))
-			}
+			row := append(append(append(head, params...), seed), figureRow(rec.Figures)...)
 			if err := w.Write(row); err != nil {
 				return nil, nil, 0, err
 			}
-			rows++
+			n++
 			continue
 		}
-		for r, rr := range fg.PerReplication {
-			row := append(append(append(slices.Clone(head), strconv.Itoa(r)), params...), seed, fg.Engine,
-				strconv.FormatInt(rr.Events, 10), fmtFloat(rr.MeanTasks), fmtFloat(rr.MeanSojourn),
-				fmtFloat(rr.WaitProbability), strconv.Itoa(rr.MaxQueueLength))
-			for i := range levels {
-				row = append(row, fmtFloat(occ(rr.Occupancy, i)))
-			}
-			if err := w.Write(row); err != nil {
+		for r, figs := range rec.PerReplication {
+			row := append(append(append(slices.Clone(head), strconv.Itoa(r)), params...), seed)
+			if err := w.Write(append(row, figureRow(figs)...)); err != nil {
 				return nil, nil, 0, err
 			}
-			rows++
+			n++
 		}
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		return nil, nil, 0, err
 	}
-	return buf.Bytes(), cols, rows, nil
+	return buf.Bytes(), cols, n, nil
 }
 
 // Describe says in a few lines how a dataset was made: the code versions

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 // File names inside a sweep's output directory.
@@ -43,8 +43,12 @@ type PointRecord struct {
 	Seed   uint64 `json:"seed"`
 	// Params are the axis values of the point (null: the key's default).
 	Params map[string]json.RawMessage `json:"params"`
-	// Result is the lbsim.Result of the point, as `lbsim run` prints it.
-	Result json.RawMessage `json:"result"`
+	// Result is the model's result of the point (for dispatch, what `lbsim
+	// run` prints); Figures and PerReplication are the figures a merge
+	// writes (see package model).
+	Result         json.RawMessage  `json:"result"`
+	Figures        []model.Figure   `json:"figures"`
+	PerReplication [][]model.Figure `json:"per_replication"`
 
 	Version     Version   `json:"version"`
 	Host        string    `json:"host"`
@@ -229,10 +233,12 @@ func Run(ctx context.Context, sw *Spec, opt Options) (*Summary, error) {
 	return sum, err
 }
 
-// weight estimates the events of a point, for progress: each replication
-// sees about 2 lambda N horizon arrivals and departures.
+// weight estimates the work of a point, for progress (Model.Cost).
 func weight(pt Point) float64 {
-	return 1 + 2*pt.Spec.Lambda*float64(pt.Spec.Servers)*pt.Spec.Horizon*float64(pt.Spec.Replications)
+	if pt.Model.Cost == nil {
+		return 1
+	}
+	return pt.Model.Cost(pt.Values)
 }
 
 type runner struct {
@@ -312,26 +318,20 @@ func (r *runner) run(ctx context.Context, todo []Point, workers int) error {
 }
 
 func (r *runner) point(ctx context.Context, pt Point, workers int) error {
-	sp := pt.Spec
-	sc, err := sp.Scenario()
-	if err != nil {
-		return fmt.Errorf("%v: %w", pt, err)
-	}
-	sc.Workers = workers
 	w := weight(pt)
 	r.mu.Lock()
 	r.inflight[pt.Index] = 0
 	r.mu.Unlock()
-	sc.Progress = func(p lbsim.Progress) {
+	progress := func(fraction float64) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if _, ok := r.inflight[pt.Index]; ok {
-			r.inflight[pt.Index] = p.Fraction * w
+			r.inflight[pt.Index] = fraction * w
 			r.report()
 		}
 	}
 	started := time.Now()
-	res, err := lbsim.Run(ctx, sc)
+	out, err := pt.Model.Run(ctx, pt.Values, workers, progress)
 	if err != nil {
 		r.mu.Lock()
 		delete(r.inflight, pt.Index)
@@ -341,8 +341,7 @@ func (r *runner) point(ctx context.Context, pt Point, workers int) error {
 		}
 		return fmt.Errorf("%v: %w", pt, err)
 	}
-	res.Spec = &sp
-	result, err := json.Marshal(res)
+	result, err := json.Marshal(out.Result)
 	if err != nil {
 		return fmt.Errorf("%v: encoding the result: %w", pt, err)
 	}
@@ -355,6 +354,7 @@ func (r *runner) point(ctx context.Context, pt Point, workers int) error {
 	}
 	rec := PointRecord{
 		Format: PointFormat, Index: pt.Index, Key: pt.Key, Seed: pt.Seed, Params: params, Result: result,
+		Figures: out.Figures, PerReplication: out.PerReplication,
 		Version: CurrentVersion(), Host: r.host, Shard: fmt.Sprintf("%d/%d", r.opt.Shard, r.opt.Shards),
 		Command: r.opt.Command, Started: started.UTC(), WallSeconds: time.Since(started).Seconds(),
 	}

@@ -73,11 +73,7 @@ func TestShardsMergeToSameBytes(t *testing.T) {
 
 	// Point 4 (jsqd, lambda 0.7) reproduced by a plain run with its seed.
 	pts := mustPoints(t, small)
-	sp := pts[4].Spec
-	res, err := lbsim.RunSpec(context.Background(), sp, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runPoint(t, pts[4])
 	tab := csvTable(t, mergeCSV(t, local, MergeOptions{}).CSV).Where("point", "4")
 	soj, _ := tab.Floats("mean_sojourn")
 	q2, _ := tab.Floats("q2")

@@ -8,16 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
 	"sigs.k8s.io/yaml"
 )
 
@@ -27,8 +28,11 @@ import (
 type Spec struct {
 	// Name labels the sweep (file names, job names); optional.
 	Name string `json:"name,omitempty"`
-	// Base is the scenario shared by every point: an lbsim.Spec object with
-	// any keys except seed and replications.
+	// Model names the model of the points (package model); absent means
+	// "dispatch", the dispatch simulator of `lbsim run`.
+	Model string `json:"model,omitempty"`
+	// Base is the scenario shared by every point: an object with any keys
+	// of the model except seed and replications.
 	Base map[string]json.RawMessage `json:"base"`
 	// Axes vary the base. Each axis is an object of one or more keys; the
 	// value lists of the keys of one axis are zipped (they must have the same
@@ -59,9 +63,11 @@ type Point struct {
 	Key string
 	// Seed is the point's seed, derived from the root seed and Key.
 	Seed uint64
-	// Spec is the point's scenario after defaults, with Seed and the sweep's
-	// replications.
-	Spec lbsim.Spec
+	// Values are the point's keys after defaults, with Seed and the
+	// sweep's replications: Values.Float("lambda"), Values.String("topology").
+	Values *param.Values
+	// Model is the sweep's model.
+	Model *model.Model
 }
 
 // Param is one axis key of a point and its value as canonical JSON (nil when
@@ -117,10 +123,14 @@ func ParseSpec(data []byte) (*Spec, error) {
 		Spec
 		Seed *uint64 `json:"seed"`
 	}
-	if err := lbsim.DecodeStrict(data, &raw); err != nil {
+	if err := param.DecodeStrict(data, &raw); err != nil {
 		return nil, err
 	}
 	sw = raw.Spec
+	m, err := sw.model()
+	if err != nil {
+		return nil, err
+	}
 	if raw.Seed == nil {
 		return nil, errors.New("seed: missing; give the sweep's root seed (an integer in [0, 2^64-1])")
 	}
@@ -135,7 +145,7 @@ func ParseSpec(data []byte) (*Spec, error) {
 		return nil, fmt.Errorf("name = %q: must not contain slashes or spaces", sw.Name)
 	}
 	for k := range sw.Base {
-		if err := checkKey(k); err != nil {
+		if err := checkKey(m, k); err != nil {
 			return nil, fmt.Errorf("base: %w", err)
 		}
 	}
@@ -149,7 +159,7 @@ func ParseSpec(data []byte) (*Spec, error) {
 		}
 		n := -1
 		for _, k := range ax.keys() {
-			if err := checkKey(k); err != nil {
+			if err := checkKey(m, k); err != nil {
 				return nil, fmt.Errorf("axes[%d]: %w", i, err)
 			}
 			if j, dup := seen[k]; dup {
@@ -170,24 +180,31 @@ func ParseSpec(data []byte) (*Spec, error) {
 	return &sw, nil
 }
 
-// specKeys are the JSON keys of lbsim.Spec, whatever fields it has.
-func specKeys() []string {
-	var keys []string
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[lbsim.Spec]()) {
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && f.IsExported() {
-			keys = append(keys, name)
-		}
+// DefaultModel is the model of a sweep that names none.
+const DefaultModel = "dispatch"
+
+// model returns the sweep's model.
+func (sw *Spec) model() (*model.Model, error) {
+	name := sw.Model
+	if name == "" {
+		name = DefaultModel
 	}
-	slices.Sort(keys)
-	return keys
+	return model.Lookup(name)
 }
 
-func checkKey(k string) error {
+func checkKey(m *model.Model, k string) error {
 	if why, ok := reserved[k]; ok {
 		return fmt.Errorf("parameter %q: not allowed here; %s", k, why)
 	}
-	if !slices.Contains(specKeys(), k) {
-		return fmt.Errorf("unknown parameter %q; the scenario keys are %s", k, strings.Join(specKeys(), ", "))
+	if m.Keys.Key(k) == nil {
+		var keys []string
+		for _, name := range m.Keys.Names() {
+			if _, r := reserved[name]; !r {
+				keys = append(keys, name)
+			}
+		}
+		slices.Sort(keys)
+		return fmt.Errorf("unknown parameter %q; the keys of model %s are %s", k, m.Name, strings.Join(keys, ", "))
 	}
 	return nil
 }
@@ -240,7 +257,7 @@ func axisValues(raw json.RawMessage) ([]json.RawMessage, error) {
 		return vals, nil
 	case len(raw) > 0 && raw[0] == '{':
 		var r axisRange
-		if err := lbsim.DecodeStrict(raw, &r); err != nil {
+		if err := param.DecodeStrict(raw, &r); err != nil {
 			return nil, fmt.Errorf("range: %w (a range has from, to and step, or from, to, count and optionally scale)", err)
 		}
 		return r.values()
@@ -332,6 +349,10 @@ const maxPoints = 10_000_000
 // one with the strict scenario parser: an error names the point and the
 // parameter.
 func (sw *Spec) Points() ([]Point, error) {
+	m, err := sw.model()
+	if err != nil {
+		return nil, err
+	}
 	type column struct {
 		key  string
 		vals []json.RawMessage
@@ -384,7 +405,7 @@ func (sw *Spec) Points() ([]Point, error) {
 				params = append(params, Param{Key: c.key, Value: cv})
 			}
 		}
-		pt := Point{Index: p, Params: params}
+		pt := Point{Index: p, Params: params, Model: m}
 		if err := pt.build(obj, sw.Seed, sw.Replications); err != nil {
 			return nil, err
 		}
@@ -396,32 +417,39 @@ func (sw *Spec) Points() ([]Point, error) {
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 // build derives the point's key and seed from its scenario object and
-// validates the scenario.
+// validates the scenario. The points of a model other than the default one
+// have "model" in the object their key and seed derive from, so two models'
+// points with the same keys draw different numbers.
 func (pt *Point) build(obj map[string]json.RawMessage, root uint64, reps int) error {
 	for k, v := range obj {
 		if isNull(v) {
 			delete(obj, k)
 		}
 	}
-	canon, err := CanonicalJSON(obj)
+	seedObj := obj
+	if pt.Model.Name != DefaultModel {
+		seedObj = maps.Clone(obj)
+		name, _ := json.Marshal(pt.Model.Name)
+		seedObj["model"] = name
+	}
+	canon, err := CanonicalJSON(seedObj)
 	if err != nil {
 		return fmt.Errorf("%v: %w", pt, err)
 	}
 	sum := sha256.Sum256(canon)
 	pt.Key = hex.EncodeToString(sum[:])
 	pt.Seed = PointSeed(root, canon)
-	var sp lbsim.Spec
-	if err := lbsim.DecodeStrict(canon, &sp); err != nil {
+	scenario, err := CanonicalJSON(obj)
+	if err != nil {
 		return fmt.Errorf("%v: %w", pt, err)
 	}
-	seed := pt.Seed
-	sp.Seed = &seed
-	sp.Replications = reps
-	sp = sp.WithDefaults()
-	if _, err := sp.Scenario(); err != nil {
+	v, err := pt.Model.Keys.DecodeJSON(scenario)
+	if err != nil {
 		return fmt.Errorf("%v: %w", pt, err)
 	}
-	pt.Spec = sp
+	if pt.Values, err = pt.Model.Point(v, pt.Seed, reps); err != nil {
+		return fmt.Errorf("%v: %w", pt, err)
+	}
 	return nil
 }
 

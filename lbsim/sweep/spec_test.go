@@ -133,15 +133,15 @@ func TestExpansion(t *testing.T) {
 		if pt.String() != want[i] {
 			t.Errorf("point %d = %s, want %s", i, pt, want[i])
 		}
-		if pt.Spec.Replications != 3 || *pt.Spec.Seed != pt.Seed || pt.Spec.Servers != 20 || pt.Spec.Horizon != 50 {
-			t.Errorf("%v: spec %+v", pt, pt.Spec)
+		if v := pt.Values; v.Int("replications") != 3 || v.Uint("seed") != pt.Seed || v.Int("servers") != 20 || v.Float("horizon") != 50 {
+			t.Errorf("%v: values %v", pt, v.Map())
 		}
 	}
-	if pts[2].Spec.Lambda != 0.3 { // 0.1 + 2*0.1 rounded, not 0.30000000000000004
-		t.Errorf("lambda = %v, want 0.3", pts[2].Spec.Lambda)
+	if pts[2].Values.Float("lambda") != 0.3 { // 0.1 + 2*0.1 rounded, not 0.30000000000000004
+		t.Errorf("lambda = %v, want 0.3", pts[2].Values.Float("lambda"))
 	}
-	if pts[4].Spec.D != 3 || pts[4].Spec.Policy != "jsqd" || pts[1].Spec.D != 0 {
-		t.Errorf("zipped d: %+v %+v", pts[4].Spec, pts[1].Spec)
+	if pts[4].Values.Int("d") != 3 || pts[4].Values.String("policy") != "jsqd" || pts[1].Values.Has("d") {
+		t.Errorf("zipped d: %v %v", pts[4].Values.Map(), pts[1].Values.Map())
 	}
 	seeds := map[uint64]bool{}
 	for _, pt := range pts {
@@ -154,8 +154,8 @@ func TestExpansion(t *testing.T) {
 	logs := mustPoints(t, `{"seed": 1, "replications": 1, "base": {"lambda": 0.5, "policy": "random"},
 		"axes": [{"servers": {"from": 10, "to": 1000, "count": 3, "scale": "log"}}]}`)
 	for i, want := range []int{10, 100, 1000} {
-		if logs[i].Spec.Servers != want {
-			t.Errorf("log range: servers[%d] = %d, want %d", i, logs[i].Spec.Servers, want)
+		if logs[i].Values.Int("servers") != want {
+			t.Errorf("log range: servers[%d] = %d, want %d", i, logs[i].Values.Int("servers"), want)
 		}
 	}
 }

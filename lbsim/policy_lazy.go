@@ -17,6 +17,7 @@ import (
 // statefulLazyPolicy.
 type lazyPolicy struct {
 	name   string
+	keys   map[string]any // set by buildPolicy's caller: the keys it was built from
 	origin bool
 	make   func() (Policy, error)
 	once   sync.Once
@@ -34,6 +35,9 @@ func (w *lazyPolicy) load() (Policy, error) {
 }
 
 func (w *lazyPolicy) Name() string { return w.name }
+
+// ScenarioKeys returns the keys the policy was built from.
+func (w *lazyPolicy) ScenarioKeys() map[string]any { return w.keys }
 
 func (w *lazyPolicy) UsesOrigin() bool { return w.origin }
 

@@ -1,0 +1,226 @@
+package lbsim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lbsim/notebooks/lbsim/param"
+	"github.com/lbsim/notebooks/lbsim/service"
+)
+
+// Keys declares every parameter of the dispatch model: the scenario keys of
+// `lbsim run`, of scenario files, of sweeps and of Result.Scenario. The keys
+// shared by every policy are declared here; a policy declares the keys of
+// its own next to its code (see RegisterPolicy), and this one set makes them
+// flags, file keys, defaults, checks and help lines.
+var Keys = newKeys()
+
+// The names of the keys the engines read.
+const (
+	keyServers       = "servers"
+	keyLambda        = "lambda"
+	keyPolicy        = "policy"
+	keyD             = "d"
+	keySampling      = "sampling"
+	keyRates         = "rates"
+	keyOriginWeights = "origin_weights"
+	keyService       = "service"
+	keyDiscipline    = "discipline"
+	keyHorizon       = "horizon"
+	keyWarmup        = "warmup"
+	keyReplications  = "replications"
+	keySeed          = "seed"
+	keyEngine        = "engine"
+	keyInit          = "init"
+	keyInitLengths   = "init_lengths"
+	keyGrid          = "grid"
+	keyAllowUnstable = "allow_unstable"
+)
+
+// MaxServers is the largest number of servers of the per-server and general
+// engines (the occupancy engine has no such bound).
+const MaxServers = math.MaxInt32 - 1
+
+// DefaultHorizon is the simulated time of a replication when none is given;
+// DefaultSeed the root seed (the zero value of Scenario.Seed).
+const (
+	DefaultHorizon = 1000.0
+	DefaultSeed    = 0
+)
+
+func newKeys() *param.Set {
+	s := param.NewSet("lbsim run", keyPolicy)
+	sim := []string{param.SimulationOnly}
+	servers := func(v *param.Values) int { return v.Int(keyServers) }
+	perServer := func(what string, check func(j int, x float64) string) func(any, *param.Values) string {
+		return func(x any, v *param.Values) string {
+			xs := x.([]float64)
+			if len(xs) != servers(v) {
+				return fmt.Sprintf("got %d values, want one per server (%d)", len(xs), servers(v))
+			}
+			for j, y := range xs {
+				if msg := check(j, y); msg != "" {
+					return msg
+				}
+			}
+			return ""
+		}
+	}
+	s.Add(
+		param.Key{Name: keyServers, Kind: param.Int, Arg: "N", Required: true, Range: "an integer >= 1",
+			Doc: "number of servers N", Check: param.IntAtLeast(1)},
+		param.Key{Name: keyLambda, Kind: param.Float, Arg: "X", Required: true,
+			Range: "> 0, and below the mean service rate unless allow_unstable",
+			Doc:   "arrival rate per server: tasks arrive at rate lambda*N", Check: param.Positive("number")},
+		param.Key{Name: keyPolicy, Kind: param.String, Arg: "NAME", Range: "a registered policy; required",
+			Doc: "dispatching policy, one of the names PolicyNames lists", Check: checkPolicyName},
+		param.Key{Name: keyD, Kind: param.Int, Arg: "D", For: []string{}, DefaultDoc: "2", Default: param.Constant(2),
+			Range: "1 <= d <= N", Doc: "servers sampled per task (walkers of nbrw-jsqd)",
+			Check: func(x any, v *param.Values) string {
+				if d := x.(int); d < 1 || d > servers(v) {
+					return fmt.Sprintf("must be between 1 and servers (%d)", servers(v))
+				}
+				return ""
+			}},
+		param.Key{Name: keySampling, Kind: param.String, Arg: "with|without", For: []string{}, Enum: []string{"without", "with"},
+			DefaultDoc: "without", Default: param.Constant("without"),
+			Doc: "sample the d servers with or without replacement"},
+		param.Key{Name: keyRates, Kind: param.Floats, Arg: "LIST", DefaultDoc: "all 1",
+			Doc: "per-server service rates (> 0), N values: comma-separated (1,1,2,2) or compact VALUExCOUNT runs " +
+				"(1x2,2x2), mixable; \"\" for the default",
+			Check: perServer("rate", func(j int, mu float64) string {
+				if math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0 {
+					return fmt.Sprintf("rates[%d] = %v: must be a finite rate > 0", j, mu)
+				}
+				return ""
+			})},
+		param.Key{Name: keyOriginWeights, Kind: param.Floats, Arg: "LIST", DefaultDoc: "uniform",
+			Doc: "relative rates at which tasks appear at each server (>= 0, not all 0), N values in the syntax of " +
+				"rates; used only by policies that use origins",
+			Check: func(x any, v *param.Values) string {
+				total := 0.0
+				msg := perServer("weight", func(j int, w float64) string {
+					if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+						return fmt.Sprintf("origin_weights[%d] = %v: must be a finite weight >= 0", j, w)
+					}
+					total += w
+					return ""
+				})(x, v)
+				if msg == "" && total <= 0 {
+					return "all zero; at least one must be > 0"
+				}
+				return msg
+			}},
+		param.Key{Name: keyService, Kind: param.String, Arg: "SPEC", Tags: sim,
+			DefaultDoc: "exponential, on the Markov engines",
+			Doc: "service-requirement law, mean 1 unless mean= is given: exp, det, erlang:k=4, hyperexp:scv=4, " +
+				"bimodal:scv=4, pareto:alpha=2.5 (Lomax), weibull:shape=0.5, lognormal:sigma=1, empirical:FILE; " +
+				"a server of rate mu serves S in S/mu",
+			Check: func(x any, _ *param.Values) string {
+				d, err := service.Parse(x.(string))
+				if err != nil {
+					return strings.TrimPrefix(err.Error(), "service: ")
+				}
+				if m := d.Mean(); math.IsNaN(m) || math.IsInf(m, 0) || m <= 0 {
+					return "must have a finite mean > 0"
+				}
+				return ""
+			}},
+		param.Key{Name: keyDiscipline, Kind: param.String, Arg: "NAME", Tags: sim, Enum: []string{"fifo", "ps", "lifo-pr"},
+			DefaultDoc: "fifo", Default: param.Constant("fifo"),
+			Doc: "service discipline at each server: fifo, ps (processor sharing) or lifo-pr (last in first out, preemptive resume)"},
+		param.Key{Name: keyHorizon, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "1000",
+			Default: param.Constant(DefaultHorizon), Doc: "simulated time of each replication", Check: param.Positive("time")},
+		param.Key{Name: keyWarmup, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "horizon/10",
+			Range:   "0 <= warmup < horizon; 0 for none",
+			Default: func(v *param.Values) (any, bool) { return v.Float(keyHorizon) / 10, v.Has(keyHorizon) },
+			Doc:     "time discarded before averaging",
+			Check: func(x any, v *param.Values) string {
+				w := x.(float64)
+				if math.IsNaN(w) || w < 0 {
+					return "must be >= 0"
+				}
+				if h := v.Float(keyHorizon); w >= h {
+					return fmt.Sprintf("must be below the horizon (%v)", h)
+				}
+				return ""
+			}},
+		param.Key{Name: keyReplications, Kind: param.Int, Arg: "R", Tags: sim, DefaultDoc: "1", Default: param.Constant(1),
+			Doc: "independent replications, for the confidence intervals", Check: param.IntAtLeast(1)},
+		param.Key{Name: keySeed, Kind: param.Uint, Arg: "S", Tags: sim, DefaultDoc: "0",
+			Default: param.Constant(uint64(DefaultSeed)), Range: "an integer in [0, 2^64-1]",
+			Doc: "root random seed; replication r uses the stream (seed, r), so results do not depend on the cores used"},
+		param.Key{Name: keyEngine, Kind: param.String, Arg: "NAME", Tags: sim,
+			Enum:       []string{string(EngineAuto), string(EngineServers), string(EngineOccupancy), string(EngineGeneral)},
+			DefaultDoc: "auto", Default: param.Constant(string(EngineAuto)),
+			Doc: "servers (every queue), occupancy (occupancy counts; exchangeable policies, equal rates), general " +
+				"(any service law and discipline; chosen by auto when service or discipline is given) or auto"},
+		param.Key{Name: keyInit, Kind: param.Floats, Arg: "LIST", Tags: sim, DefaultDoc: "empty system",
+			Doc: "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0, in the syntax of rates",
+			Check: func(x any, _ *param.Values) string {
+				if err := checkOccupancy(x.([]float64)); err != nil {
+					return err.Error()
+				}
+				return ""
+			}},
+		param.Key{Name: keyInitLengths, Kind: param.Ints, Arg: "LIST", Tags: sim,
+			Doc: "initial per-server queue lengths (N integers in [0, 2^24]), in the syntax of rates; not with init",
+			Check: func(x any, v *param.Values) string {
+				ls := x.([]int)
+				if v.Has(keyInit) {
+					return "give init (an occupancy vector) or init_lengths (per-server lengths), not both"
+				}
+				if len(ls) != servers(v) {
+					return fmt.Sprintf("got %d values, want one per server (%d)", len(ls), servers(v))
+				}
+				for j, l := range ls {
+					if l < 0 || l > 1<<24 {
+						return fmt.Sprintf("init_lengths[%d] = %d: must be between 0 and 2^24", j, l)
+					}
+				}
+				return ""
+			}},
+		param.Key{Name: keyGrid, Kind: param.Float, Arg: "DT", Tags: sim, DefaultDoc: "0: no trajectory",
+			Doc: "record the occupancy q_i(t) every DT time units from 0 to the horizon (horizon/DT at most 1e7)",
+			Check: func(x any, v *param.Values) string {
+				g := x.(float64)
+				if math.IsNaN(g) || math.IsInf(g, 0) || g < 0 {
+					return "must be a finite time >= 0 (0: no trajectory)"
+				}
+				if h := v.Float(keyHorizon); g > 0 && h/g > 1e7 {
+					return fmt.Sprintf("gives %.3g points; must give at most 1e7 (grid >= horizon/1e7)", h/g)
+				}
+				return ""
+			}},
+		param.Key{Name: keyAllowUnstable, Kind: param.Bool,
+			Doc: "allow lambda at or above the mean service rate (a finite-horizon transient run; for exact, a " +
+				"truncated chain with an explicit cap)"},
+	)
+	return s
+}
+
+func checkPolicyName(x any, _ *param.Values) string {
+	name := x.(string)
+	policiesMu.RLock()
+	_, ok := policies[name]
+	policiesMu.RUnlock()
+	if !ok {
+		return "unknown; must be one of " + strings.Join(PolicyNames(), ", ")
+	}
+	return ""
+}
+
+func checkOccupancy(q []float64) error {
+	if len(q) > 1<<20 {
+		return fmt.Errorf("%d levels; at most 2^20", len(q))
+	}
+	prev := 1.0
+	for i, v := range q {
+		if math.IsNaN(v) || v < 0 || v > prev {
+			return fmt.Errorf("init[%d] = q_%d = %v: occupancy must satisfy 1 >= q_1 >= q_2 >= ... >= 0", i, i+1, v)
+		}
+		prev = v
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/lbsim/notebooks/lbsim/param"
+)
+
+// Keys every model declares, with these meanings: the sweep layer sets them
+// on each point.
+const (
+	// KeySeed is the root seed of a point (kind Uint).
+	KeySeed = "seed"
+	// KeyReplications is the number of independent replications (kind Int).
+	KeyReplications = "replications"
+)
+
+// A Model is one family of stochastic models, runnable one point at a time.
+type Model struct {
+	// Name identifies the model in sweep files ("model") and messages.
+	Name string
+	// Command is the lbsim subcommand that runs one point of it.
+	Command string
+	// Summary says in one line what the model is.
+	Summary string
+	// Keys declares its parameters; it must include KeySeed and
+	// KeyReplications.
+	Keys *param.Set
+	// Run runs one point: v holds the point's keys, completed (defaults
+	// applied and checked). progress, if not nil, is called with the
+	// fraction done, from any goroutine. workers bounds the cores it uses
+	// (0: all).
+	Run func(ctx context.Context, v *param.Values, workers int, progress func(fraction float64)) (*Outcome, error)
+	// Validate, if not nil, checks completed values beyond the checks of
+	// each key (what depends on several keys), without running anything.
+	Validate func(v *param.Values) error
+	// Cost estimates the work of a point in arbitrary units (events), for
+	// progress and scheduling; nil means 1.
+	Cost func(v *param.Values) float64
+}
+
+// Outcome is what one point produced.
+type Outcome struct {
+	// Figures are the point's summary figures, in column order.
+	Figures []Figure
+	// PerReplication holds each replication's figures, in order.
+	PerReplication [][]Figure
+	// Result is the model's own full result, written to the point file as
+	// JSON (for dispatch, what `lbsim run` prints).
+	Result any
+}
+
+// Figure is one named measurement, already formatted (see Float, Int, Text).
+type Figure struct {
+	Name string `json:"name"`
+	// Value is a scalar (or text); CI95 its 95% half-width, if it has one.
+	Value string  `json:"value,omitempty"`
+	CI95  *string `json:"ci95,omitempty"`
+	// Vector is a vector figure (columns Name1, Name2, ...); VectorCI95 its
+	// half-widths (or nil); Pad fills columns beyond its length.
+	Vector     []string `json:"vector,omitempty"`
+	VectorCI95 []string `json:"vector_ci95,omitempty"`
+	Pad        string   `json:"pad,omitempty"`
+}
+
+// FormatFloat writes x in shortest round-trip form, NaN and infinities as NaN.
+func FormatFloat(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "NaN"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// Float is a scalar figure without a confidence interval.
+func Float(name string, x float64) Figure { return Figure{Name: name, Value: FormatFloat(x)} }
+
+// FloatCI is a scalar figure with its 95% half-width.
+func FloatCI(name string, x, ci float64) Figure {
+	c := FormatFloat(ci)
+	return Figure{Name: name, Value: FormatFloat(x), CI95: &c}
+}
+
+// Int is an integer figure.
+func Int(name string, n int64) Figure { return Figure{Name: name, Value: strconv.FormatInt(n, 10)} }
+
+// Text is a label figure.
+func Text(name, s string) Figure { return Figure{Name: name, Value: s} }
+
+// Vector is a vector figure, padded with pad; ci may be nil.
+func Vector(name string, xs, ci []float64, pad float64) Figure {
+	f := Figure{Name: name, Pad: FormatFloat(pad)}
+	for _, x := range xs {
+		f.Vector = append(f.Vector, FormatFloat(x))
+	}
+	if ci != nil {
+		f.VectorCI95 = []string{}
+		for _, x := range ci {
+			f.VectorCI95 = append(f.VectorCI95, FormatFloat(x))
+		}
+	}
+	return f
+}
+
+// IsVector reports whether the figure is a vector.
+func (f Figure) IsVector() bool { return f.Vector != nil || f.Pad != "" }
+
+var (
+	mu     sync.RWMutex
+	models = map[string]*Model{}
+)
+
+// Register makes a model available by name. It returns an error if the name
+// is taken or the model lacks what the sweep layer needs.
+func Register(m *Model) error {
+	if m.Name == "" || m.Keys == nil || m.Run == nil {
+		return fmt.Errorf("model %q: needs a name, keys and a run function", m.Name)
+	}
+	for _, k := range []string{KeySeed, KeyReplications} {
+		if m.Keys.Key(k) == nil {
+			return fmt.Errorf("model %q: must declare the key %q", m.Name, k)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := models[m.Name]; dup {
+		return fmt.Errorf("model %q: already registered", m.Name)
+	}
+	models[m.Name] = m
+	return nil
+}
+
+// MustRegister is Register for package initialisation: it panics on error.
+func MustRegister(m *Model) {
+	if err := Register(m); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the named model.
+func Lookup(name string) (*Model, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	if m, ok := models[name]; ok {
+		return m, nil
+	}
+	return nil, fmt.Errorf("model = %q: unknown; the models are %v", name, namesLocked())
+}
+
+// Names returns the registered model names, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	var names []string
+	for n := range models {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Point completes a point's values (defaults, checks) with its seed and
+// replications set, ready for Run.
+func (m *Model) Point(v *param.Values, seed uint64, replications int) (*param.Values, error) {
+	v = v.Clone()
+	if err := v.Set(KeySeed, seed); err != nil {
+		return nil, err
+	}
+	if err := v.Set(KeyReplications, replications); err != nil {
+		return nil, err
+	}
+	if err := m.Keys.Complete(v); err != nil {
+		return nil, err
+	}
+	if m.Validate != nil {
+		if err := m.Validate(v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}

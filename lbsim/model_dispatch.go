@@ -1,0 +1,85 @@
+package lbsim
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
+)
+
+// Dispatch is the dispatch simulator as a model of the experiment layer
+// (package model): the keys of Keys, one point run by Run, and the figures
+// a sweep's CSV holds. `lbsim run` runs one point of it.
+var Dispatch = &model.Model{
+	Name:    "dispatch",
+	Command: "run",
+	Summary: "N parallel servers under a dispatching policy (JSQ, JSQ(d), JIQ, graph, compatibility and walk policies)",
+	Keys:    Keys,
+	Run:     runDispatchPoint,
+	Validate: func(v *param.Values) error {
+		_, err := ScenarioFromValues(v)
+		return err
+	},
+	Cost: func(v *param.Values) float64 {
+		// About 2 lambda N horizon arrivals and departures per replication.
+		return 1 + 2*v.Float(keyLambda)*float64(v.Int(keyServers))*v.Float(keyHorizon)*float64(v.Int(keyReplications))
+	},
+}
+
+func init() { model.MustRegister(Dispatch) }
+
+func runDispatchPoint(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
+	sc, err := ScenarioFromValues(v)
+	if err != nil {
+		return nil, err
+	}
+	sc.Workers = workers
+	if progress != nil {
+		sc.Progress = func(p Progress) { progress(p.Fraction) }
+	}
+	res, err := Run(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	return &model.Outcome{Figures: res.Figures(), PerReplication: res.ReplicationFigures(), Result: res}, nil
+}
+
+// Figures returns the result's summary figures, the columns of a sweep's
+// summary CSV: replications, engine_used, events, mean tasks per server,
+// mean sojourn and wait probability with their 95% half-widths, the largest
+// queue, the sojourn quantiles (sojourn_p50, ...) and the occupancy q1, q2,
+// ... with q1_ci95, ....
+func (r *Result) Figures() []model.Figure {
+	figs := []model.Figure{
+		model.Int("replications", int64(r.Replications)),
+		model.Text("engine_used", string(r.Engine)),
+		model.Int("events", r.Events),
+		model.FloatCI("mean_tasks_per_server", r.MeanTasksPerServer, r.MeanTasksPerServerCI95),
+		model.FloatCI("mean_sojourn", r.MeanSojourn, r.MeanSojournCI95),
+		model.FloatCI("wait_probability", r.WaitProbability, r.WaitProbabilityCI95),
+		model.Int("max_queue_length", int64(r.MaxQueueLength)),
+	}
+	for _, q := range r.SojournQuantiles {
+		figs = append(figs, model.Float("sojourn_p"+strconv.FormatFloat(100*q.P, 'g', -1, 64), q.Value))
+	}
+	return append(figs, model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+}
+
+// ReplicationFigures returns each replication's figures, the columns of a
+// sweep's per-replication CSV.
+func (r *Result) ReplicationFigures() [][]model.Figure {
+	out := make([][]model.Figure, len(r.PerReplication))
+	for k, rr := range r.PerReplication {
+		out[k] = []model.Figure{
+			model.Text("engine_used", string(r.Engine)),
+			model.Int("events", rr.Events),
+			model.Float("mean_tasks_per_server", rr.MeanTasksPerServer),
+			model.Float("mean_sojourn", rr.MeanSojourn),
+			model.Float("wait_probability", rr.WaitProbability),
+			model.Int("max_queue_length", int64(rr.MaxQueueLength)),
+			model.Vector("q", rr.Occupancy, nil, 0),
+		}
+	}
+	return out
+}
