@@ -53,7 +53,10 @@
 // Run executes Scenario.Replications independent replications in parallel on
 // all cores. Replication r draws every random number from Stream(Seed, r), so
 // the same scenario gives the same bytes whatever the number of cores. Results
-// carry 95% confidence half-widths from Student's t over replications. Runs
+// carry 95% confidence half-widths from Student's t over replications. The
+// streams and the intervals live in the leaf package lbsim/mc (mc.Stream,
+// mc.Source, mc.MeanCI95), which the theory packages use without the
+// simulator; Stream and MeanCI95 here are the same functions. Runs
 // stop on context cancellation and report Progress.
 //
 // Spec is the flat, serialisable form of a scenario (the keys of the command
