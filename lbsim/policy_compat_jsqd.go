@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
+	"github.com/lbsim/notebooks/lbsim/internal/alias"
 )
 
 // CompatJSQd is JSQ(d) under strict compatibility constraints (Rutten and
@@ -83,7 +84,7 @@ func (p *compatJSQd) Name() string {
 // compatTypes draws task types in proportion to their rates.
 type compatTypes struct {
 	m     uint32
-	alias *aliasTable // nil for equal rates
+	alias *alias.Table // nil for equal rates
 }
 
 // checkCompat validates g against the system and returns the type sampler.
@@ -108,14 +109,14 @@ func checkCompat(g *compat.Graph, sys System, minDegree int, hint string) (compa
 	}
 	ct := compatTypes{m: uint32(g.Types())}
 	if w := g.TypeRates(); w != nil {
-		ct.alias = newAliasTable(w)
+		ct.alias = alias.New(w)
 	}
 	return ct, nil
 }
 
 func (c *compatTypes) draw(r *rand.Rand) uint32 {
 	if c.alias != nil {
-		return uint32(c.alias.sample(r))
+		return uint32(c.alias.Sample(r))
 	}
 	return bounded32(r, r.Uint32(), c.m)
 }
