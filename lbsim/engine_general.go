@@ -111,15 +111,9 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		dist, _ = service.Exponential(1)
 	}
 	var rates []float64 // nil: all servers have rate mu
-	mu := 1.0
-	if sc.Rates != nil {
-		mu = sc.Rates[0]
-		for _, m := range sc.Rates {
-			if m != mu {
-				rates = sc.Rates
-				break
-			}
-		}
+	mu, homogeneous := commonRate(sc.Rates)
+	if !homogeneous {
+		rates = sc.Rates
 	}
 	if usesWorkload(policy) {
 		s.ends = make([]float64, n)

@@ -47,13 +47,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	n := sc.Servers
 
 	// Service rates: one rate for all (O(1) departures) or a Fenwick tree.
-	mu, homogeneous := 1.0, true
-	if sc.Rates != nil {
-		mu = sc.Rates[0]
-		for _, m := range sc.Rates {
-			homogeneous = homogeneous && m == mu
-		}
-	}
+	mu, homogeneous := commonRate(sc.Rates)
 	var busy *fenwick.BusyRates
 	var class []int32
 	mus := []float64{mu}
