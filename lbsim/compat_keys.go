@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
+	"github.com/lbsim/notebooks/lbsim/mc"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -345,7 +346,7 @@ func (sp compatSpec) buildGraph() (*compat.Graph, error) {
 		return g, nil
 	}
 	seed := sp.seed
-	rng := rand.New(rand.NewPCG(splitmix(seed^0x3c6ef372fe94f82b), splitmix(seed^0xa54ff53a5f1d36f1)))
+	rng := rand.New(rand.NewPCG(mc.SplitMix(seed^0x3c6ef372fe94f82b), mc.SplitMix(seed^0xa54ff53a5f1d36f1)))
 	var g *compat.Graph
 	var err error
 	switch sp.design {

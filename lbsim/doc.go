@@ -53,9 +53,37 @@
 // Run executes Scenario.Replications independent replications in parallel on
 // all cores. Replication r draws every random number from Stream(Seed, r), so
 // the same scenario gives the same bytes whatever the number of cores. Results
-// carry 95% confidence half-widths from Student's t over replications. Runs
+// carry 95% confidence half-widths from Student's t over replications. The
+// streams and the intervals live in the leaf package lbsim/mc (mc.Stream,
+// mc.Source, mc.MeanCI95), which the theory packages use without the
+// simulator; Stream and MeanCI95 here are the same functions. Runs
 // stop on context cancellation and report Progress.
 //
-// Spec is the flat, serialisable form of a scenario (the keys of the command
-// line and of scenario files); RegisterPolicy adds a policy to it by name.
+// # Scenarios and keys
+//
+// Scenario is the one description of a run, in Go and as a file. Its keys
+// (servers, lambda, policy, d, ..., the JSON keys of scenario files and the
+// flags of `lbsim run`) are declared once, in Keys (package param): name,
+// type, default, allowed range, doc, and the policies that use them. Files,
+// flags, sweeps, defaults, checks (one message per key), help and the README
+// tables come from those declarations. A policy registered by name
+// (RegisterPolicy) declares the keys it brings and lists those it uses; a
+// policy with a new key is one file. json.Marshal(res.Scenario) is a
+// scenario file that reproduces the run (ParseScenario reads it back), and
+// Run(ctx, res.Scenario) reproduces it in Go. ScenarioFromKeys builds a
+// scenario from keys in Go. Dispatch is this simulator as a model of package
+// model, the experiment layer that sweeps run by name.
+//
+// # Packages
+//
+// Imports point down: cmd/lbsim -> sweep, kernelhelpers -> lbsim and the
+// theory packages -> shared leaves. lbsim/mc (random streams, confidence
+// intervals), lbsim/param (key declarations), lbsim/model (models and
+// figures), lbsim/service (service laws), lbsim/graph and lbsim/compat
+// import nothing of the simulator; meanfield and cavity need only those
+// leaves; exact needs lbsim's policy interfaces; lbsim/sweep needs only
+// model and param (a model registers itself when its package is imported).
+// The engines' fast internals (ziggurat exponentials, bounded draws, alias
+// tables, the Fenwick tree of busy rates, the event heap, the shared draw of
+// d distinct servers, CSR sorting) live under lbsim/internal.
 package lbsim

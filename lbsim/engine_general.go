@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/lbsim/notebooks/lbsim/internal/alias"
+	"github.com/lbsim/notebooks/lbsim/internal/eventheap"
+	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 	"github.com/lbsim/notebooks/lbsim/service"
 )
 
@@ -63,7 +66,7 @@ type gsrv struct {
 // so every policy runs unchanged. Each arriving task draws its requirement S
 // from Scenario.Service (one Sample from the replication's stream) and needs
 // S/mu_j time units of service at server j. The next completion of every busy
-// server sits in an indexed binary min-heap (eventHeap), so an event costs
+// server sits in an indexed binary min-heap (eventheap.Heap), so an event costs
 // O(log N) plus, under PS, O(log n_j) for the server's own task heap; nothing
 // allocates once the per-server buffers have grown to the largest queue.
 //
@@ -108,15 +111,9 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		dist, _ = service.Exponential(1)
 	}
 	var rates []float64 // nil: all servers have rate mu
-	mu := 1.0
-	if sc.Rates != nil {
-		mu = sc.Rates[0]
-		for _, m := range sc.Rates {
-			if m != mu {
-				rates = sc.Rates
-				break
-			}
-		}
+	mu, homogeneous := commonRate(sc.Rates)
+	if !homogeneous {
+		rates = sc.Rates
 	}
 	if usesWorkload(policy) {
 		s.ends = make([]float64, n)
@@ -124,7 +121,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	g := &genEngine{
 		s:    s,
 		srv:  make([]gsrv, n),
-		h:    newEventHeap(n, sc.Discipline != FIFO),
+		h:    eventheap.New(n, sc.Discipline != FIFO),
 		dist: dist,
 		r:    r,
 		rate: rates,
@@ -150,10 +147,10 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	}
 	placeInitial(sc, r, place)
 
-	var origins *aliasTable
+	var origins *alias.Table
 	needOrigin := usesOrigin(policy)
 	if needOrigin && sc.OriginWeights != nil {
-		origins = newAliasTable(sc.OriginWeights)
+		origins = alias.New(sc.OriginWeights)
 	}
 	// JSQ(2) without replacement is dispatched inline from pairs drawn
 	// ahead, as in runServers, whose queue lengths and servers are prefetched
@@ -167,7 +164,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	invArr := 1 / (sc.Lambda * float64(n))
 	length := s.length
 	t := 0.0
-	tA := expFloat64(src) * invArr // next arrival
+	tA := fastrand.ExpFloat64(src) * invArr // next arrival
 	mark := obs.mark()
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
@@ -179,8 +176,10 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			}
 		}
 		next, departure := tA, false
-		if len(g.h.e) > 0 && g.h.e[0].key < tA {
-			next, departure = g.h.e[0].key, true
+		if g.h.Len() > 0 {
+			if _, key := g.h.Top(); key < tA {
+				next, departure = key, true
+			}
 		}
 		if next >= mark && !draining {
 			if obs.crossing(next, counts, s.levels()) {
@@ -198,7 +197,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		t = next
 		events++
 		if !departure {
-			tA = t + expFloat64(src)*invArr
+			tA = t + fastrand.ExpFloat64(src)*invArr
 			var j int
 			if jsq2 {
 				if ahead.pi%lookahead == 0 {
@@ -220,7 +219,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 				origin := -1
 				if needOrigin {
 					if origins != nil {
-						origin = origins.sample(r)
+						origin = origins.Sample(r)
 					} else {
 						origin = int(r.Int32N(int32(n)))
 					}
@@ -255,7 +254,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			arrive(j, t, counted)
 			continue
 		}
-		j := int(g.h.e[0].j)
+		j, _ := g.h.Top()
 		l := length[j]
 		if !draining {
 			obs.change(int(l), int64(s.cnt[l]), t)
@@ -281,7 +280,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 type genEngine struct {
 	s    *State
 	srv  []gsrv
-	h    *eventHeap
+	h    *eventheap.Heap
 	dist service.Distribution
 	r    *rand.Rand
 	rate []float64 // per-server rates, nil when all are mu
@@ -323,7 +322,7 @@ func (g *genEngine) arriveFIFO(j int, t float64, counted bool) {
 	}
 	ring[(sv.head+int32(l))&mask] = d
 	if l == 0 {
-		g.h.push(j, d)
+		g.h.Push(j, d)
 	}
 	if g.s.ends != nil {
 		g.s.ends[j] = d
@@ -360,14 +359,15 @@ func (g *genEngine) departFIFO(j int, _ float64) {
 	}
 	sv.head = (sv.head + 1) & int32(len(ring)-1)
 	if g.s.length[j] > 0 {
-		g.h.replaceTop(ring[sv.head])
+		g.h.ReplaceTop(ring[sv.head])
 	} else {
-		g.h.popTop()
+		g.h.PopTop()
 		sv.head, sv.big = 0, false
 	}
-	if len(g.h.e) > 0 {
+	if g.h.Len() > 0 {
 		// The next departure is likely the new top: fetch its server now.
-		prefetch(&g.srv[g.h.e[0].j].head)
+		top, _ := g.h.Top()
+		prefetch(&g.srv[top].head)
 	}
 }
 
@@ -418,9 +418,9 @@ func (g *genEngine) arrivePS(j int, t float64, counted bool) {
 	q[2*k], q[2*k+1] = f, a
 	key := t + max(q[0]-sv.a[0], 0)*float64(n)/mu
 	if n == 1 {
-		g.h.push(j, key)
+		g.h.Push(j, key)
 	} else {
-		g.h.set(j, key)
+		g.h.Set(j, key)
 	}
 }
 
@@ -439,7 +439,7 @@ func (g *genEngine) departPS(j int, t float64) {
 	g.left(t, q[1])
 	if n == 0 {
 		sv.a[0] = 0
-		g.h.popTop()
+		g.h.PopTop()
 		return
 	}
 	// Move the last pair (index n) down from the root.
@@ -461,7 +461,7 @@ func (g *genEngine) departPS(j int, t float64) {
 	}
 	q[2*k], q[2*k+1] = f, a
 	mu := g.speed(j)
-	g.h.replaceTop(t + max(q[0]-sv.a[0], 0)*float64(n)/mu)
+	g.h.ReplaceTop(t + max(q[0]-sv.a[0], 0)*float64(n)/mu)
 }
 
 func (g *genEngine) arriveLIFO(j int, t float64, counted bool) {
@@ -483,9 +483,9 @@ func (g *genEngine) arriveLIFO(j int, t float64, counted bool) {
 	sv.a[1] = t
 	key := t + size/mu
 	if n == 1 {
-		g.h.push(j, key)
+		g.h.Push(j, key)
 	} else {
-		g.h.set(j, key)
+		g.h.Set(j, key)
 	}
 }
 
@@ -495,11 +495,11 @@ func (g *genEngine) departLIFO(j int, t float64) {
 	q := sv.q
 	g.left(t, q[2*n+1])
 	if n == 0 {
-		g.h.popTop()
+		g.h.PopTop()
 		return
 	}
 	sv.a[1] = t
-	g.h.replaceTop(t + q[2*(n-1)]/g.speed(j))
+	g.h.ReplaceTop(t + q[2*(n-1)]/g.speed(j))
 }
 
 // summarizeGeneral replaces the sojourn figures of a general-engine result by

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 )
 
 // runOccupancy simulates one replication on the occupancy counts
@@ -42,7 +44,7 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG
 	// As in runServers: the inverse rate and the arrival cut change only
 	// with C_1, and the engine's own draws come from src directly.
 	rate, invRate, rateBusy := 0.0, 0.0, int64(-1)
-	var cut arrivalCut
+	var cut fastrand.ArrivalCut
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
@@ -54,13 +56,12 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG
 			rateBusy = busy
 			rate = arr + mu*float64(busy)
 			invRate = 1 / rate
-			cut = newArrivalCut(arr / rate)
+			cut = fastrand.NewArrivalCut(arr / rate)
 		}
 		x := src.Uint64() // ziggurat from the low 40 bits, event kind from the top 24
-		zj, zi := uint32(x), uint8(x>>32)
-		e := float64(zj) * float64(zigWe[zi])
-		if zj >= zigKe[zi] {
-			e = expSlow(src, zj, zi, e)
+		e, ok := fastrand.ExpFast(x)
+		if !ok {
+			e = fastrand.ExpSlow(src, x)
 		}
 		next := t + e*invRate
 		if next >= mark {
@@ -71,7 +72,7 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG
 		}
 		t = next
 		events++
-		if cut.arrival(uint32(x>>40), src) {
+		if cut.Arrival(uint32(x>>40), src) {
 			l := router.JoinLevel(occ, r)
 			if l < 0 || l+1 >= len(occ.C) || occ.C[l] == occ.C[l+1] {
 				return nil, fmt.Errorf("policy %s: JoinLevel returned %d, but no server has that length", policy.Name(), l)
@@ -86,7 +87,7 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG
 		}
 		// The departing server is uniform among the busy ones: rank k in the
 		// order by decreasing length.
-		l := levelOfRank(occ, int64(bounded64(src, uint64(busy))))
+		l := levelOfRank(occ, int64(fastrand.Bounded64(src, uint64(busy))))
 		obs.change(l, occ.C[l], t)
 		occ.C[l]--
 	}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/internal/alias"
+	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
+	"github.com/lbsim/notebooks/lbsim/internal/fenwick"
 )
 
 // checkEvery is how many events pass between checks for cancellation and
@@ -43,18 +47,12 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	n := sc.Servers
 
 	// Service rates: one rate for all (O(1) departures) or a Fenwick tree.
-	mu, homogeneous := 1.0, true
-	if sc.Rates != nil {
-		mu = sc.Rates[0]
-		for _, m := range sc.Rates {
-			homogeneous = homogeneous && m == mu
-		}
-	}
-	var busy *busyRates
+	mu, homogeneous := commonRate(sc.Rates)
+	var busy *fenwick.BusyRates
 	var class []int32
 	mus := []float64{mu}
 	if !homogeneous {
-		busy = newBusyRates(sc.Rates)
+		busy = fenwick.New(sc.Rates)
 		class, mus = rateClasses(sc.Rates)
 	}
 	obs := newObserver(sc, len(mus))
@@ -70,7 +68,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			obs.change(s.add(j)+1, 0, 0)
 		}
 		if l > 0 && busy != nil {
-			busy.setBusy(j)
+			busy.SetBusy(j)
 		}
 		obs.maxLen = max(obs.maxLen, l)
 	}
@@ -81,10 +79,10 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		s.relist()
 	}
 
-	var origins *aliasTable
+	var origins *alias.Table
 	needOrigin := usesOrigin(policy)
 	if needOrigin && sc.OriginWeights != nil {
-		origins = newAliasTable(sc.OriginWeights)
+		origins = alias.New(sc.OriginWeights)
 	}
 	// Origins are drawn one arrival ahead: they are independent of everything
 	// else, so this does not change the law of the chain, and a policy that
@@ -92,7 +90,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	// prefetched while the current arrival is dispatched.
 	drawOrigin := func() int {
 		if origins != nil {
-			return origins.sample(r)
+			return origins.Sample(r)
 		}
 		return int(r.Int32N(int32(n)))
 	}
@@ -128,7 +126,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		return &replication{events: events, obs: obs, mus: mus}, nil
 	}
 	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
-	var cut arrivalCut
+	var cut fastrand.ArrivalCut
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
@@ -142,19 +140,18 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			if busy == nil {
 				rate = arr + mu*float64(rateBusy)
 			} else {
-				rate = arr + busy.rate()
+				rate = arr + busy.Rate()
 			}
 			invRate = 1 / rate
-			cut = newArrivalCut(arr / rate)
+			cut = fastrand.NewArrivalCut(arr / rate)
 		}
-		// Exponential holding time: the fast path of the ziggurat in
-		// expFloat64, written out so that it inlines. It uses the low 40
-		// bits of x; the top 24 decide the kind of event (arrivalCut).
+		// Exponential holding time by the ziggurat (fastrand.ExpFast, which
+		// inlines, and ExpSlow). It uses the low 40 bits of x; the top 24
+		// decide the kind of event (fastrand.ArrivalCut).
 		x := src.Uint64()
-		zj, zi := uint32(x), uint8(x>>32)
-		e := float64(zj) * float64(zigWe[zi])
-		if zj >= zigKe[zi] {
-			e = expSlow(src, zj, zi, e)
+		e, ok := fastrand.ExpFast(x)
+		if !ok {
+			e = fastrand.ExpSlow(src, x)
 		}
 		next := t + e*invRate
 		if next >= mark {
@@ -165,12 +162,12 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		}
 		t = next
 		events++
-		if cut.arrival(uint32(x>>40), src) {
+		if cut.Arrival(uint32(x>>40), src) {
 			var j int
 			if jsqAll {
 				// jsqPolicy.Dispatch (RandomShortest in full order) from src.
 				m := length[s.perm[0]]
-				j = int(s.perm[boundedPCG(src, uint32(src.Uint64()), uint32(s.start[m+1]))])
+				j = int(s.perm[fastrand.Bounded32(src, uint32(src.Uint64()), uint32(s.start[m+1]))])
 			} else {
 				origin := nextOrigin
 				if needOrigin {
@@ -199,7 +196,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			rj := mu
 			if busy != nil {
 				if l == 0 {
-					busy.setBusy(j)
+					busy.SetBusy(j)
 				}
 				c = int(class[j])
 				rj = sc.Rates[j]
@@ -220,10 +217,10 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		var j int
 		switch {
 		case busy != nil:
-			j = busy.sample(r)
+			j = busy.Sample(r)
 		case s.listed && 2*int(s.cnt[1]) < n:
 			x := src.Uint64()
-			j = int(s.perm[int(s.start[1])+int(boundedPCG(src, uint32(x), uint32(s.cnt[1])))])
+			j = int(s.perm[int(s.start[1])+int(fastrand.Bounded32(src, uint32(x), uint32(s.cnt[1])))])
 		default:
 			for {
 				// ahead.one(), written out so that it inlines.
@@ -247,7 +244,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		}
 		if l == 1 {
 			if busy != nil {
-				busy.setIdle(j)
+				busy.SetIdle(j)
 			} else if !s.listed && 4*int(s.cnt[1]) < n {
 				// Rejection would take more than 4 tries: rebuild the list.
 				// Since it was dropped at least n/4 departures ago, this costs
@@ -302,7 +299,7 @@ func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
 	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
-	var cut arrivalCut
+	var cut fastrand.ArrivalCut
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
@@ -313,13 +310,12 @@ func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu
 			rateBusy = s.cnt[1]
 			rate = arr + mu*float64(rateBusy)
 			invRate = 1 / rate
-			cut = newArrivalCut(arr / rate)
+			cut = fastrand.NewArrivalCut(arr / rate)
 		}
-		x := src.Uint64() // ziggurat and arrivalCut, as in runServers
-		zj, zi := uint32(x), uint8(x>>32)
-		e := float64(zj) * float64(zigWe[zi])
-		if zj >= zigKe[zi] {
-			e = expSlow(src, zj, zi, e)
+		x := src.Uint64() // ziggurat and arrival cut, as in runServers
+		e, ok := fastrand.ExpFast(x)
+		if !ok {
+			e = fastrand.ExpSlow(src, x)
 		}
 		next := t + e*invRate
 		if next >= mark {
@@ -330,7 +326,7 @@ func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu
 		}
 		t = next
 		events++
-		if cut.arrival(uint32(x>>40), src) {
+		if cut.Arrival(uint32(x>>40), src) {
 			// ahead.pair(), written out so that it inlines.
 			if ahead.pi%lookahead == 0 {
 				ahead.refillPairs()
@@ -359,7 +355,7 @@ func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu
 		var j int // the departing server, as in runServers
 		if s.listed && 2*int(s.cnt[1]) < n {
 			x := src.Uint64()
-			j = int(s.perm[int(s.start[1])+int(boundedPCG(src, uint32(x), uint32(s.cnt[1])))])
+			j = int(s.perm[int(s.start[1])+int(fastrand.Bounded32(src, uint32(x), uint32(s.cnt[1])))])
 		} else {
 			for {
 				if ahead.si%lookahead == 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/mc"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -249,7 +250,7 @@ func (sp graphSpec) build() (*graph.Graph, error) {
 		return g, nil
 	}
 	seed := sp.seed
-	rng := rand.New(rand.NewPCG(splitmix(seed^0x510e527fade682d1), splitmix(seed^0x9b05688c2b3e6c1f)))
+	rng := rand.New(rand.NewPCG(mc.SplitMix(seed^0x510e527fade682d1), mc.SplitMix(seed^0x9b05688c2b3e6c1f)))
 	var g *graph.Graph
 	var err error
 	switch sp.topology {

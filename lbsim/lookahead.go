@@ -1,6 +1,10 @@
 package lbsim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
+)
 
 // lookahead is how many uniform servers (or pairs) the engine draws at least
 // before it needs them. At large N the queue lengths do not fit in the
@@ -73,8 +77,8 @@ func (d *aheadDraws) refillPairs() {
 		ma := uint64(uint32(x)) * uint64(n)
 		mb := (x >> 32) * uint64(n-1)
 		if uint32(ma) < n || uint32(mb) < n-1 {
-			ma = boundedRetry(d.src, ma, n)
-			mb = boundedRetry(d.src, mb, n-1)
+			ma = fastrand.BoundedRetry(d.src, ma, n)
+			mb = fastrand.BoundedRetry(d.src, mb, n-1)
 		}
 		a, b := uint32(ma>>32), uint32(mb>>32)
 		if b >= a {
@@ -97,8 +101,8 @@ func (d *aheadDraws) refillSingle() {
 		ma := uint64(uint32(x)) * uint64(n)
 		mb := (x >> 32) * uint64(n)
 		if uint32(ma) < n || uint32(mb) < n {
-			ma = boundedRetry(d.src, ma, n)
-			mb = boundedRetry(d.src, mb, n)
+			ma = fastrand.BoundedRetry(d.src, ma, n)
+			mb = fastrand.BoundedRetry(d.src, mb, n)
 		}
 		a, b := uint32(ma>>32), uint32(mb>>32)
 		prefetch(&d.length[a])

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
+	"github.com/lbsim/notebooks/lbsim/internal/alias"
+	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -51,7 +53,7 @@ type compatJSQd struct {
 	// scratch is the identity permutation of [0, max type degree) for a
 	// partial Fisher-Yates draw of positions when d > maxRejectionD; it is
 	// restored after each draw.
-	scratch []int32
+	scratch distinct.Perm
 	// pipe draws the candidate pairs of d = 2 ahead of time (see compatPipe).
 	pipe *compatPipe
 }
@@ -84,7 +86,7 @@ func (p *compatJSQd) Name() string {
 // compatTypes draws task types in proportion to their rates.
 type compatTypes struct {
 	m     uint32
-	alias *aliasTable // nil for equal rates
+	alias *alias.Table // nil for equal rates
 }
 
 // checkCompat validates g against the system and returns the type sampler.
@@ -109,14 +111,14 @@ func checkCompat(g *compat.Graph, sys System, minDegree int, hint string) (compa
 	}
 	ct := compatTypes{m: uint32(g.Types())}
 	if w := g.TypeRates(); w != nil {
-		ct.alias = newAliasTable(w)
+		ct.alias = alias.New(w)
 	}
 	return ct, nil
 }
 
 func (c *compatTypes) draw(r *rand.Rand) uint32 {
 	if c.alias != nil {
-		return uint32(c.alias.sample(r))
+		return uint32(c.alias.Sample(r))
 	}
 	return bounded32(r, r.Uint32(), c.m)
 }
@@ -165,10 +167,7 @@ func (p *compatJSQd) Prepare(sys System) (Policy, error) {
 		q.pipe = &compatPipe{}
 	}
 	if p.sampling == WithoutReplacement && p.d > maxRejectionD {
-		q.scratch = make([]int32, p.g.Degrees().MaxType)
-		for i := range q.scratch {
-			q.scratch[i] = int32(i)
-		}
+		q.scratch = distinct.Identity(p.g.Degrees().MaxType)
 	}
 	return q, nil
 }
@@ -222,26 +221,14 @@ func (p *compatJSQd) Dispatch(s *State, _ int, r *rand.Rand) int {
 		}
 		return int(best)
 	}
-	// Partial Fisher-Yates over the positions [0, deg), then restore the
+	// Partial Fisher-Yates over the positions [0, deg), which restores the
 	// identity (see jsqd.sampleShuffle).
-	a := p.scratch[:deg]
-	d := int32(p.d)
 	best := uint32(math.MaxUint32)
-	for pos := int32(0); pos < d; pos++ {
-		o := pos + int32(bounded32(r, r.Uint32(), deg-uint32(pos)))
-		a[pos], a[o] = a[o], a[pos]
-		if j := nb[a[pos]]; best == math.MaxUint32 || length[j] < length[best] {
+	p.scratch[:deg].Draw(p.d, func(m uint32) uint32 { return bounded32(r, r.Uint32(), m) }, func(i int32) {
+		if j := nb[i]; best == math.MaxUint32 || length[j] < length[best] {
 			best = j
 		}
-	}
-	for pos := int32(0); pos < d; pos++ {
-		if j := a[pos]; j >= d {
-			a[j] = j
-		}
-	}
-	for pos := int32(0); pos < d; pos++ {
-		a[pos] = pos
-	}
+	})
 	return int(best)
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -43,7 +44,7 @@ type jsqd struct {
 	sampling Sampling
 	// scratch is a permutation of the servers used for partial Fisher-Yates
 	// sampling when d is too large for rejection sampling.
-	scratch []int32
+	scratch distinct.Perm
 }
 
 // maxRejectionD is the largest d sampled without replacement by redrawing
@@ -70,10 +71,7 @@ func (p *jsqd) Prepare(sys System) (Policy, error) {
 	}
 	q := &jsqd{d: p.d, sampling: p.sampling}
 	if q.sampling == WithoutReplacement && q.d > maxRejectionD && q.d > 2 {
-		q.scratch = make([]int32, sys.N)
-		for j := range q.scratch {
-			q.scratch[j] = int32(j)
-		}
+		q.scratch = distinct.Identity(sys.N)
 	}
 	return q, nil
 }
@@ -103,7 +101,7 @@ func (p *jsqd) Dispatch(s *State, _ int, r *rand.Rand) int {
 	case p.scratch == nil:
 		return int(p.sampleSmall(lengths, n, r))
 	default:
-		return int(p.sampleShuffle(lengths, n, r))
+		return int(p.sampleShuffle(lengths, r))
 	}
 }
 
@@ -155,29 +153,15 @@ func (p *jsqd) sampleSmall(lengths []int32, n int32, r *rand.Rand) int32 {
 }
 
 // sampleShuffle draws d distinct servers with a partial Fisher-Yates shuffle of
-// the scratch permutation, which starts as the identity, and then restores the
-// identity so every call starts from the same permutation. A value >= d that was
-// moved always ends among the first d positions, so two passes over those restore
-// the permutation in O(d).
-func (p *jsqd) sampleShuffle(lengths []int32, n int32, r *rand.Rand) int32 {
-	a := p.scratch
-	d := int32(p.d)
+// the scratch permutation (distinct.Perm.Draw, which restores it), one
+// r.Int32N per server.
+func (p *jsqd) sampleShuffle(lengths []int32, r *rand.Rand) int32 {
 	best := int32(-1)
-	for pos := int32(0); pos < d; pos++ {
-		o := pos + r.Int32N(n-pos)
-		a[pos], a[o] = a[o], a[pos]
-		if j := a[pos]; best < 0 || lengths[j] < lengths[best] {
+	p.scratch.Draw(p.d, func(m uint32) uint32 { return uint32(r.Int32N(int32(m))) }, func(j int32) {
+		if best < 0 || lengths[j] < lengths[best] {
 			best = j
 		}
-	}
-	for pos := int32(0); pos < d; pos++ {
-		if j := a[pos]; j >= d {
-			a[j] = j
-		}
-	}
-	for pos := int32(0); pos < d; pos++ {
-		a[pos] = pos
-	}
+	})
 	return best
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -31,7 +32,7 @@ func JSWd(d int) Policy { return &jswd{d: d} }
 
 type jswd struct {
 	d       int
-	scratch []int32 // partial Fisher-Yates permutation for d > maxRejectionD
+	scratch distinct.Perm // partial Fisher-Yates permutation for d > maxRejectionD
 }
 
 func (p *jswd) Name() string       { return fmt.Sprintf("jswd(d=%d)", p.d) }
@@ -43,10 +44,7 @@ func (p *jswd) Prepare(sys System) (Policy, error) {
 	}
 	q := &jswd{d: p.d}
 	if q.d > maxRejectionD {
-		q.scratch = make([]int32, sys.N)
-		for j := range q.scratch {
-			q.scratch[j] = int32(j)
-		}
+		q.scratch = distinct.Identity(sys.N)
 	}
 	return q, nil
 }
@@ -81,25 +79,13 @@ func (p *jswd) Dispatch(s *State, _ int, r *rand.Rand) int {
 		return int(best)
 	}
 	// Partial Fisher-Yates on the scratch identity permutation, restored
-	// afterwards as in jsqd.sampleShuffle.
-	a := p.scratch
-	d := int32(p.d)
+	// afterwards, as in jsqd.sampleShuffle.
 	best, bw := int32(-1), 0.0
-	for pos := int32(0); pos < d; pos++ {
-		o := pos + r.Int32N(n-pos)
-		a[pos], a[o] = a[o], a[pos]
-		if j := a[pos]; best < 0 || s.Workload(int(j)) < bw {
-			best, bw = j, s.Workload(int(j))
+	p.scratch.Draw(p.d, func(m uint32) uint32 { return uint32(r.Int32N(int32(m))) }, func(j int32) {
+		if w := s.Workload(int(j)); best < 0 || w < bw {
+			best, bw = j, w
 		}
-	}
-	for pos := int32(0); pos < d; pos++ {
-		if j := a[pos]; j >= d {
-			a[j] = j
-		}
-	}
-	for pos := int32(0); pos < d; pos++ {
-		a[pos] = pos
-	}
+	})
 	return int(best)
 }
 

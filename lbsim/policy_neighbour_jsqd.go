@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -36,7 +37,7 @@ type neighbourJSQd struct {
 	// scratch is the identity permutation of [0, max degree), used for a
 	// partial Fisher-Yates draw of positions when d-1 > maxRejectionD; it is
 	// restored after each draw.
-	scratch []int32
+	scratch distinct.Perm
 }
 
 func (p *neighbourJSQd) Name() string { return fmt.Sprintf("neighbour-jsqd(d=%d)", p.d) }
@@ -58,10 +59,7 @@ func (p *neighbourJSQd) Prepare(sys System) (Policy, error) {
 		maxDeg = maxDegree(p.g)
 	}
 	if k := p.d - 1; k > maxRejectionD && k < maxDeg {
-		q.scratch = make([]int32, maxDeg)
-		for i := range q.scratch {
-			q.scratch[i] = int32(i)
-		}
+		q.scratch = distinct.Identity(maxDeg)
 	}
 	return q, nil
 }
@@ -131,24 +129,13 @@ func (p *neighbourJSQd) Dispatch(s *State, origin int, r *rand.Rand) int {
 		}
 		return int(best)
 	}
-	// Partial Fisher-Yates over the positions [0, deg), then restore the
-	// identity (see jsqd.sampleShuffle).
-	a := p.scratch[:deg]
-	kk := int32(k)
-	for pos := int32(0); pos < kk; pos++ {
-		o := pos + int32(bounded32(r, r.Uint32(), uint32(int32(deg)-pos)))
-		a[pos], a[o] = a[o], a[pos]
-		v := p.neighbour(origin, a[pos])
+	// Partial Fisher-Yates over the positions [0, deg), which restores the
+	// identity (see jsqd.sampleShuffle); each candidate's tie draw follows
+	// its own position draw, as before.
+	p.scratch[:deg].Draw(k, func(m uint32) uint32 { return bounded32(r, r.Uint32(), m) }, func(i int32) {
+		v := p.neighbour(origin, i)
 		best, bl, ties = reservoirMin(r, best, bl, ties, v, length[v])
-	}
-	for pos := int32(0); pos < kk; pos++ {
-		if j := a[pos]; j >= kk {
-			a[j] = j
-		}
-	}
-	for pos := int32(0); pos < kk; pos++ {
-		a[pos] = pos
-	}
+	})
 	return int(best)
 }
 

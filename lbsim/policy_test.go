@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/lbsim/notebooks/lbsim/internal/chisq"
 )
 
 // chiSquareOK compares observed counts with expected probabilities by Pearson's
@@ -15,28 +15,7 @@ import (
 // with 2e5 draws.
 func chiSquareOK(t *testing.T, what string, counts map[int]int, probs map[int]float64, draws int) {
 	t.Helper()
-	stat, dof := 0.0, -1
-	for k, p := range probs {
-		if p == 0 {
-			continue
-		}
-		e := p * float64(draws)
-		d := float64(counts[k]) - e
-		stat += d * d / e
-		dof++
-	}
-	for k, c := range counts {
-		if probs[k] == 0 && c > 0 {
-			t.Fatalf("%s: outcome %d drawn %d times but has probability 0", what, k, c)
-		}
-	}
-	if dof < 1 {
-		return
-	}
-	crit := distuv.ChiSquared{K: float64(dof)}.Quantile(1 - 1e-6)
-	if stat > crit {
-		t.Errorf("%s: chi-square %.1f > %.1f (dof %d): sampling disagrees with the exact routing", what, stat, crit, dof)
-	}
+	chisq.Check(t, what, counts, probs, draws)
 }
 
 // TestDispatchMatchesRoute checks, for every built-in policy and a few states,

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lbsim/notebooks/lbsim/mc"
 )
 
 // Run simulates sc: Replications independent replications, run in parallel,
@@ -63,7 +65,7 @@ func Run(ctx context.Context, sc Scenario) (*Result, error) {
 					prog.report(k, t)
 					return nil
 				}
-				src := streamSource(sc.Seed, uint64(k))
+				src := mc.Source(sc.Seed, uint64(k))
 				reps[k], errs[k] = simulate(ctx, &sc, rand.New(src), src, check)
 				if errs[k] != nil {
 					cancel()

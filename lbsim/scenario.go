@@ -370,13 +370,8 @@ func occupancyIneligible(sc Scenario) string {
 	if _, ok := sc.Policy.(OccupancyRouter); !ok {
 		return fmt.Sprintf("policy %s is not exchangeable (does not implement OccupancyRouter)", sc.Policy.Name())
 	}
-	if sc.Rates != nil {
-		first := sc.Rates[0]
-		for _, mu := range sc.Rates {
-			if mu != first {
-				return "service rates are heterogeneous"
-			}
-		}
+	if _, homogeneous := commonRate(sc.Rates); !homogeneous {
+		return "service rates are heterogeneous"
 	}
 	if sc.OriginWeights != nil && usesOrigin(sc.Policy) {
 		return "origins are weighted"

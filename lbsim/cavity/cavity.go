@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/mc"
 	"github.com/lbsim/notebooks/lbsim/service"
 )
 
@@ -35,7 +35,7 @@ type Options struct {
 	// whose outputs T(u) are averaged into the prediction (default 8).
 	Average int
 	// Seed is the root seed: iteration k, replication r draws from
-	// lbsim.Stream(Seed, k, r).
+	// mc.Stream(Seed, k, r).
 	Seed uint64
 	// Workers is the number of replications simulated at once (default
 	// GOMAXPROCS). The result does not depend on it.
@@ -313,7 +313,7 @@ func iterate(ctx context.Context, lambda float64, d int, dist service.Distributi
 		go func(r int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rng := lbsim.Stream(o.Seed, k, uint64(r))
+			rng := mc.Stream(o.Seed, k, uint64(r))
 			tails[r], evs[r], errs[r] = simulateQueue(ctx, rates, dist, u, per/10, per, rng)
 		}(r)
 	}

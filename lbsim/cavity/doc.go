@@ -37,10 +37,10 @@
 // task entering service is drawn when service starts (FIFO: it is independent
 // of everything before). The queue length's time-average over a run is the
 // estimate of T(u). Each evaluation runs Options.Replications independent
-// replications (streams lbsim.Stream(Seed, iteration, replication), so results
-// do not depend on the number of workers), each started from a length drawn
-// from u and with a warmup of a tenth of its length; their spread gives the
-// standard error SE_n of every level.
+// replications (streams mc.Stream(Seed, iteration, replication), the same as
+// lbsim.Stream, so results do not depend on the number of workers), each
+// started from a length drawn from u and with a warmup of a tenth of its
+// length; their spread gives the standard error SE_n of every level.
 //
 // The iteration starts from the exponential solution and is damped,
 // u <- (1-a) u + a T(u) (a = Options.Damping, 0.8 by default). Early

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/lbsim/notebooks/lbsim/internal/csr"
 )
 
 // MaxEdges bounds the number of edges a generator or reader materialises
@@ -254,39 +256,16 @@ func FromTypeLists(servers int, lists [][]int) (*Graph, error) {
 // any order, possibly with duplicates), sorting and deduplicating each list
 // in place and building the server side by transposition.
 func fromTypeLists(servers, types int, off []uint64, adj []uint32) *Graph {
-	off, adj = normalise(off, adj)
+	off, adj = csr.SortDedupe(off, adj)
 	srvOff, srvAdj := transpose(off, adj, servers)
 	return &Graph{n: servers, m: types, typeOff: off, typeAdj: adj, srvOff: srvOff, srvAdj: srvAdj}
 }
 
 // fromServerLists is fromTypeLists with the server-side lists given.
 func fromServerLists(servers, types int, off []uint64, adj []uint32) *Graph {
-	off, adj = normalise(off, adj)
+	off, adj = csr.SortDedupe(off, adj)
 	typeOff, typeAdj := transpose(off, adj, types)
 	return &Graph{n: servers, m: types, typeOff: typeOff, typeAdj: typeAdj, srvOff: off, srvAdj: adj}
-}
-
-// normalise sorts every list of the CSR (off, adj) and removes duplicates,
-// compacting adj in place.
-func normalise(off []uint64, adj []uint32) ([]uint64, []uint32) {
-	w := uint64(0)
-	start := off[0]
-	for v := 0; v+1 < len(off); v++ {
-		end := off[v+1]
-		row := adj[start:end]
-		slices.Sort(row)
-		off[v] = w
-		for i, x := range row {
-			if i > 0 && x == row[i-1] {
-				continue
-			}
-			adj[w] = x
-			w++
-		}
-		start = end
-	}
-	off[len(off)-1] = w
-	return off, adj[:w:w]
 }
 
 // transpose returns the CSR of the other side: for every entry x in list v of

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/lbsim/notebooks/lbsim/mc"
 )
 
 // ErdosRenyi returns a G(n, p) random graph: each of the n(n-1)/2 pairs is an
@@ -134,7 +136,7 @@ func (t *erTiles) run(k int, adj []uint32) {
 		I++
 	}
 	J := k - I*(I+1)/2
-	r := rand.New(rand.NewPCG(splitmix(t.s1+uint64(k)*0x9e3779b97f4a7c15), splitmix(t.s2^uint64(k))))
+	r := rand.New(rand.NewPCG(mc.SplitMix(t.s1+uint64(k)*0x9e3779b97f4a7c15), mc.SplitMix(t.s2^uint64(k))))
 	v0, v1 := I*t.bs, min((I+1)*t.bs, t.n)
 	w0, w1 := J*t.bs, min((J+1)*t.bs, t.n)
 	diag := I == J
@@ -175,13 +177,6 @@ func (t *erTiles) run(k int, adj []uint32) {
 			cnt[b]++
 		}
 	}
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 // pretouch writes one word per 4 KiB page of a freshly allocated slice, in

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/lbsim/notebooks/lbsim/internal/csr"
 )
 
 // MaxVertices is the largest number of vertices a Graph can have: ids are
@@ -267,34 +269,17 @@ func prefixSum(c []uint64) []uint64 {
 	return c
 }
 
-// compact sorts every list, removes duplicates in place and shrinks the
-// adjacency, returning the final graph.
+// compact sorts every list, removes duplicates in place and clips the
+// adjacency (csr.SortDedupe), counts the self-loops and returns the final
+// graph. The backing array is kept, as it always was: the former test for
+// cloning when more than an eighth was dropped compared the capacity after
+// clipping, so it never fired.
 func compact(n int, off []uint64, adj []uint32) *Graph {
-	var w uint64
+	off, adj = csr.SortDedupe(off, adj)
 	loops := 0
-	start := off[0]
-	for v := 0; v < n; v++ {
-		end := off[v+1]
-		l := adj[start:end]
-		slices.Sort(l)
-		off[v] = w
-		for i, x := range l {
-			if i > 0 && x == l[i-1] {
-				continue
-			}
-			if x == uint32(v) {
-				loops++
-			}
-			adj[w] = x
-			w++
-		}
-		start = end
-	}
-	off[n] = w
-	if w < uint64(len(adj)) {
-		adj = slices.Clip(adj[:w])
-		if uint64(cap(adj))-w > w/8 {
-			adj = slices.Clone(adj)
+	for v := range n {
+		if _, found := slices.BinarySearch(adj[off[v]:off[v+1]], uint32(v)); found {
+			loops++
 		}
 	}
 	return &Graph{n: n, off: off, adj: adj, loops: loops}

@@ -86,9 +86,10 @@
 // exact reflection of the Brownian path within a step; bias about 0.2 dt, so
 // E[Qbar_2] = 0.815 at dt = 0.01 against the extrapolated 0.813).
 // E[Qbar_1] = -beta holds exactly in both. JSQDiffusionStationary gives the
-// stationary means with confidence intervals and a bias bound;
-// DiffusionScaled turns a simulation Result into the same scaled quantities,
-// and HalfinWhittLambda gives the per-server load 1 - beta/sqrt(N).
+// stationary means with confidence intervals and a bias bound; the method
+// Result.DiffusionScaled of package lbsim turns a simulation into the same
+// scaled quantities, and HalfinWhittLambda gives the per-server load
+// 1 - beta/sqrt(N).
 //
 // # The integrator
 //

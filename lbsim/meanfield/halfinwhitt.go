@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/mc"
 )
 
 // HalfinWhittLambda returns the per-server load 1 - beta/sqrt(n) of the
@@ -18,42 +18,6 @@ func HalfinWhittLambda(n int, beta float64) float64 {
 		return math.NaN()
 	}
 	return 1 - beta/math.Sqrt(float64(n))
-}
-
-// DiffusionScaled returns the diffusion-scaled time averages of a simulation
-// of N = res.Scenario.Servers servers, the finite-N counterparts of the
-// state of SimulateJSQDiffusion:
-//
-//	qbar1 = (Q_1 - N)/sqrt(N) = sqrt(N) (q_1 - 1)   (<= 0: minus the idle servers / sqrt(N)),
-//	qbar2 = Q_2/sqrt(N)       = sqrt(N) q_2,
-//
-// each the mean over replications with its 95% confidence half-width
-// (Student t over the replications' own time averages, as lbsim.Result;
-// NaN with one replication). With unit service rates E[Q_1] = lambda N
-// exactly (the busy servers equal the arrival rate), so under
-// HalfinWhittLambda(N, beta) the expectation of qbar1 is -beta at every N.
-func DiffusionScaled(res *lbsim.Result) (qbar1, ci1, qbar2, ci2 float64) {
-	n := res.Scenario.Servers
-	if n < 1 || len(res.PerReplication) == 0 {
-		return math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	}
-	s := math.Sqrt(float64(n))
-	x1 := make([]float64, len(res.PerReplication))
-	x2 := make([]float64, len(res.PerReplication))
-	for k, rr := range res.PerReplication {
-		x1[k] = s * (level(rr.Occupancy, 0) - 1)
-		x2[k] = s * level(rr.Occupancy, 1)
-	}
-	qbar1, ci1 = lbsim.MeanCI95(x1)
-	qbar2, ci2 = lbsim.MeanCI95(x2)
-	return
-}
-
-func level(q []float64, i int) float64 {
-	if i < len(q) {
-		return q[i]
-	}
-	return 0
 }
 
 // BridgeBiasPerDt bounds the discretisation bias of E[Qbar_2] under
@@ -119,7 +83,7 @@ func JSQDiffusionStationary(ctx context.Context, beta, dt, horizon float64, repl
 	}
 	out := &DiffusionStationary{Beta: beta, Dt: dt, Horizon: horizon, Replications: replications,
 		Bias2: BridgeBiasPerDt * dt}
-	out.Mean1, out.CI1 = lbsim.MeanCI95(m1)
-	out.Mean2, out.CI2 = lbsim.MeanCI95(m2)
+	out.Mean1, out.CI1 = mc.MeanCI95(m1)
+	out.Mean2, out.CI2 = mc.MeanCI95(m2)
 	return out, nil
 }

@@ -1,16 +1,19 @@
-package lbsim
+// Package eventheap is the event list of the general engine: an indexed
+// binary min-heap of servers keyed by the time of their next service
+// completion.
+package eventheap
 
-// eventHeap is an indexed binary min-heap of servers keyed by the time of
+// Heap is an indexed binary min-heap of servers keyed by the time of
 // their next service completion: the event list of the general engine. Each
 // busy server is in it once; pos[j] is the slot of server j (-1 when it is
-// not in the heap), which makes changing a server's key (set) O(log N). The
+// not in the heap), which makes changing a server's key (Set) O(log N). The
 // slots hold the key next to the server, so a comparison touches one slot.
-// Nothing allocates after newEventHeap.
+// Nothing allocates after New.
 //
-// Under FIFO only the top server's key ever changes (push, replaceTop,
-// popTop), so the engine builds the heap without the index (indexed false):
+// Under FIFO only the top server's key ever changes (Push, ReplaceTop,
+// PopTop), so the engine builds the heap without the index (indexed false):
 // keeping pos would cost a scattered write per level moved.
-type eventHeap struct {
+type Heap struct {
 	e       []heapEntry
 	pos     []int32
 	indexed bool
@@ -21,8 +24,10 @@ type heapEntry struct {
 	j   int32
 }
 
-func newEventHeap(n int, indexed bool) *eventHeap {
-	h := &eventHeap{e: make([]heapEntry, 0, n), indexed: indexed}
+// New returns an empty heap for servers 0, ..., n-1, with the index when
+// indexed is set (needed by Set).
+func New(n int, indexed bool) *Heap {
+	h := &Heap{e: make([]heapEntry, 0, n), indexed: indexed}
 	if indexed {
 		h.pos = make([]int32, n)
 		for j := range h.pos {
@@ -32,22 +37,22 @@ func newEventHeap(n int, indexed bool) *eventHeap {
 	return h
 }
 
-// len returns the number of servers in the heap.
-func (h *eventHeap) len() int { return len(h.e) }
+// Len returns the number of servers in the heap.
+func (h *Heap) Len() int { return len(h.e) }
 
-// top returns the server with the smallest key and its key; the heap must not
+// Top returns the server with the smallest key and its key; the heap must not
 // be empty.
-func (h *eventHeap) top() (int, float64) { return int(h.e[0].j), h.e[0].key }
+func (h *Heap) Top() (int, float64) { return int(h.e[0].j), h.e[0].key }
 
-// push adds server j, which is not in the heap, with the given key.
-func (h *eventHeap) push(j int, key float64) {
+// Push adds server j, which is not in the heap, with the given key.
+func (h *Heap) Push(j int, key float64) {
 	k := len(h.e)
 	h.e = append(h.e, heapEntry{key, int32(j)})
 	h.up(k, heapEntry{key, int32(j)})
 }
 
-// set changes the key of server j, which is in the heap (indexed heaps only).
-func (h *eventHeap) set(j int, key float64) {
+// Set changes the key of server j, which is in the heap (indexed heaps only).
+func (h *Heap) Set(j int, key float64) {
 	k := int(h.pos[j])
 	x := heapEntry{key, int32(j)}
 	if k > 0 && key < h.e[(k-1)/2].key {
@@ -57,14 +62,14 @@ func (h *eventHeap) set(j int, key float64) {
 	}
 }
 
-// replaceTop gives the top server a new key (>= its old one, as when a server
+// ReplaceTop gives the top server a new key (>= its old one, as when a server
 // starts serving its next task).
-func (h *eventHeap) replaceTop(key float64) {
+func (h *Heap) ReplaceTop(key float64) {
 	h.down(0, heapEntry{key, h.e[0].j})
 }
 
-// popTop removes the top server.
-func (h *eventHeap) popTop() {
+// PopTop removes the top server.
+func (h *Heap) PopTop() {
 	last := len(h.e) - 1
 	if h.indexed {
 		h.pos[h.e[0].j] = -1
@@ -77,7 +82,7 @@ func (h *eventHeap) popTop() {
 }
 
 // up places x at slot k or above, moving larger parents down.
-func (h *eventHeap) up(k int, x heapEntry) {
+func (h *Heap) up(k int, x heapEntry) {
 	e := h.e
 	for k > 0 {
 		p := (k - 1) / 2
@@ -97,7 +102,7 @@ func (h *eventHeap) up(k int, x heapEntry) {
 }
 
 // down places x at slot k or below, moving smaller children up.
-func (h *eventHeap) down(k int, x heapEntry) {
+func (h *Heap) down(k int, x heapEntry) {
 	e := h.e
 	n := len(e)
 	for {

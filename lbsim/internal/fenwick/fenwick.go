@@ -1,4 +1,8 @@
-package lbsim
+// Package fenwick samples a busy server with probability proportional to its
+// service rate in O(log N) per draw or update: a Fenwick (binary indexed)
+// tree over integer-scaled rates, for the heterogeneous departures of the
+// per-server engine.
+package fenwick
 
 import (
 	"math"
@@ -6,11 +10,11 @@ import (
 	"math/rand/v2"
 )
 
-// busyRates samples a busy server with probability proportional to its service
+// BusyRates samples a busy server with probability proportional to its service
 // rate in O(log N), for heterogeneous departures. Rates are held as integers
 // (mu_j scaled so the total fits in 62 bits; relative rounding below 2^-30 for
 // N < 2^31), so the running total never drifts however many updates it sees.
-type busyRates struct {
+type BusyRates struct {
 	tree  []uint64 // Fenwick tree over the busy servers' scaled rates
 	w     []uint64 // scaled rate of each server
 	total uint64   // sum over busy servers
@@ -18,7 +22,9 @@ type busyRates struct {
 	top   int      // largest power of two <= len(w)
 }
 
-func newBusyRates(rates []float64) *busyRates {
+// New returns the sampler for servers with the given positive service rates,
+// none of them busy.
+func New(rates []float64) *BusyRates {
 	n := len(rates)
 	maxMu := 0.0
 	for _, mu := range rates {
@@ -26,7 +32,7 @@ func newBusyRates(rates []float64) *busyRates {
 	}
 	// Every weight < 2^(62 - bits(n)), so the total of n weights < 2^62.
 	scale := math.Ldexp(1, 62-bits.Len(uint(n))) / maxMu
-	b := &busyRates{tree: make([]uint64, n+1), w: make([]uint64, n), scale: scale}
+	b := &BusyRates{tree: make([]uint64, n+1), w: make([]uint64, n), scale: scale}
 	for j, mu := range rates {
 		b.w[j] = max(1, uint64(mu*scale))
 	}
@@ -34,21 +40,24 @@ func newBusyRates(rates []float64) *busyRates {
 	return b
 }
 
-// rate returns the total service rate of the busy servers.
-func (b *busyRates) rate() float64 { return float64(b.total) / b.scale }
+// Rate returns the total service rate of the busy servers.
+func (b *BusyRates) Rate() float64 { return float64(b.total) / b.scale }
 
-func (b *busyRates) setBusy(j int) { b.add(j, b.w[j]); b.total += b.w[j] }
+// SetBusy marks server j, which is idle, as busy.
+func (b *BusyRates) SetBusy(j int) { b.add(j, b.w[j]); b.total += b.w[j] }
 
-func (b *busyRates) setIdle(j int) { b.add(j, -b.w[j]); b.total -= b.w[j] }
+// SetIdle marks server j, which is busy, as idle.
+func (b *BusyRates) SetIdle(j int) { b.add(j, -b.w[j]); b.total -= b.w[j] }
 
-func (b *busyRates) add(j int, delta uint64) {
+func (b *BusyRates) add(j int, delta uint64) {
 	for i := j + 1; i < len(b.tree); i += i & -i {
 		b.tree[i] += delta // wraps for negative deltas, as intended
 	}
 }
 
-// sample returns a busy server chosen with probability proportional to its rate.
-func (b *busyRates) sample(r *rand.Rand) int {
+// Sample returns a busy server chosen with probability proportional to its
+// rate; at least one server must be busy.
+func (b *BusyRates) Sample(r *rand.Rand) int {
 	u := r.Uint64N(b.total)
 	pos := 0
 	for step := b.top; step > 0; step >>= 1 {

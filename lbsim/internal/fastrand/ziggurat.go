@@ -1,9 +1,9 @@
-package lbsim
+package fastrand
 
 // The exponential ziggurat of Go's math/rand/v2 (Marsaglia and Tsang, "The
 // Ziggurat Method for Generating Random Variables", 2000), copied so the
 // engine can draw from a concrete *rand.PCG without an interface call per
-// draw. expFloat64(p) returns exactly what rand.New(p).ExpFloat64() would
+// draw. ExpFloat64(p) returns exactly what rand.New(p).ExpFloat64() would
 // (TestExpMatchesStdlib checks this bit for bit), so it has the same law.
 //
 // The tables and the algorithm are from the Go source, math/rand/v2/exp.go:
@@ -17,21 +17,39 @@ import (
 
 const zigRe = 7.69711747013104972
 
-// expFloat64 returns an exponential variate of rate 1 drawn from p.
-func expFloat64(p *rand.PCG) float64 {
-	for {
-		u := p.Uint64()
-		j := uint32(u)
-		i := uint8(u >> 32)
-		x := float64(j) * float64(zigWe[i])
-		if j < zigKe[i] {
-			return x
-		}
-		return expSlow(p, j, i, x)
+// ExpFloat64 returns an exponential variate of rate 1 drawn from p.
+func ExpFloat64(p *rand.PCG) float64 {
+	x := p.Uint64()
+	if e, ok := ExpFast(x); ok {
+		return e
 	}
+	return ExpSlow(p, x)
 }
 
-// expSlow is the rare part of expFloat64 (about 1.2% of draws): the base strip
+// ExpFast is the fast path of the ziggurat (about 98.8% of draws): the
+// exponential variate of the first 64-bit draw x, and whether x was accepted.
+// When it was not, ExpSlow(p, x) finishes the draw. The variate depends on x
+// only through its low 40 bits, so the engines take the kind of the event
+// from the top 24 bits of the same draw, independently of the holding time.
+// ExpFast inlines; the engines write
+//
+//	e, ok := fastrand.ExpFast(x)
+//	if !ok {
+//		e = fastrand.ExpSlow(src, x)
+//	}
+func ExpFast(x uint64) (float64, bool) {
+	j, i := uint32(x), uint8(x>>32)
+	return float64(j) * float64(zigWe[i]), j < zigKe[i]
+}
+
+// ExpSlow finishes a draw whose first 64 bits x ExpFast did not accept,
+// drawing again from p.
+func ExpSlow(p *rand.PCG, x uint64) float64 {
+	j, i := uint32(x), uint8(x>>32)
+	return expSlow(p, j, i, float64(j)*float64(zigWe[i]))
+}
+
+// expSlow is the rare part of ExpFloat64 (about 1.2% of draws): the base strip
 // or a wedge test, retried from scratch on rejection.
 func expSlow(p *rand.PCG, j uint32, i uint8, x float64) float64 {
 	for {
@@ -39,9 +57,9 @@ func expSlow(p *rand.PCG, j uint32, i uint8, x float64) float64 {
 			return x
 		}
 		if i == 0 {
-			return zigRe - math.Log(float64At(p))
+			return zigRe - math.Log(Float64(p))
 		}
-		if zigFe[i]+float32(float64At(p))*(zigFe[i-1]-zigFe[i]) < float32(math.Exp(-x)) {
+		if zigFe[i]+float32(Float64(p))*(zigFe[i-1]-zigFe[i]) < float32(math.Exp(-x)) {
 			return x
 		}
 		u := p.Uint64()

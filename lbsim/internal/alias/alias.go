@@ -1,21 +1,28 @@
-package lbsim
+// Package alias samples an index with probability proportional to given
+// weights in O(1) per draw: Walker's alias method, with Vose's O(n)
+// construction. A draw costs one bounded integer and one uniform float64 from
+// a *rand.Rand.
+package alias
 
 import "math/rand/v2"
 
-// aliasTable samples an index with probability proportional to given weights in
-// O(1) (Walker's alias method, Vose's construction).
-type aliasTable struct {
+// Table samples an index in [0, n) with probability proportional to the n
+// weights it was built from. It is read-only after New, so one table can
+// serve concurrent samplers (each with its own *rand.Rand).
+type Table struct {
 	prob  []float64
 	alias []int32
 }
 
-func newAliasTable(w []float64) *aliasTable {
+// New builds the table for the weights w: non-negative, finite, not all zero,
+// and at most 2^31 - 1 of them.
+func New(w []float64) *Table {
 	n := len(w)
 	total := 0.0
 	for _, x := range w {
 		total += x
 	}
-	t := &aliasTable{prob: make([]float64, n), alias: make([]int32, n)}
+	t := &Table{prob: make([]float64, n), alias: make([]int32, n)}
 	scaled := make([]float64, n)
 	var small, large []int32
 	for i, x := range w {
@@ -45,7 +52,8 @@ func newAliasTable(w []float64) *aliasTable {
 	return t
 }
 
-func (t *aliasTable) sample(r *rand.Rand) int {
+// Sample returns index i with probability w[i] / sum(w).
+func (t *Table) Sample(r *rand.Rand) int {
 	i := r.Int32N(int32(len(t.prob)))
 	if r.Float64() < t.prob[i] {
 		return int(i)

@@ -1,0 +1,70 @@
+package mc
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The derivation of the streams is fixed: these are the first numbers every
+// stored result was drawn from (lbsim.Stream before it moved here).
+func TestStreamPinned(t *testing.T) {
+	cases := []struct {
+		seed uint64
+		path []uint64
+		want [3]uint64
+	}{
+		{0, nil, [3]uint64{0xdfaa6511274949f, 0x49e5336909b5116, 0xda7b73f5dff6d594}},
+		{1, nil, [3]uint64{0xc2beff21ac2d504a, 0xe51deba25ccb7f95, 0x915b8612b83db532}},
+		{42, []uint64{3}, [3]uint64{0xb415ea178b29cd06, 0xf645a3169ede4756, 0x72ae34c316299c18}},
+		{42, []uint64{3, 7}, [3]uint64{0x2c63e0975f3c7d6c, 0x8520209f6479c9cb, 0x186c7f68c2a9b629}},
+		{math.MaxUint64, []uint64{0, 1}, [3]uint64{0xdc57fa3735e82472, 0x4efef822359e114f, 0x251cad8832860b6c}},
+	}
+	for _, c := range cases {
+		r, p := Stream(c.seed, c.path...), rand.New(Source(c.seed, c.path...))
+		for k, w := range c.want {
+			if x, y := r.Uint64(), p.Uint64(); x != w || y != w {
+				t.Errorf("seed %d path %v draw %d: Stream %#x, Source %#x, want %#x", c.seed, c.path, k, x, y, w)
+			}
+		}
+	}
+	if SplitMix(0) != 16294208416658607535 || SplitMix(12345) != 2454886589211414944 {
+		t.Errorf("SplitMix(0), SplitMix(12345) = %d, %d", SplitMix(0), SplitMix(12345))
+	}
+}
+
+// Different paths give different streams; a path is not a prefix-free
+// concatenation of seeds.
+func TestStreamPathsDiffer(t *testing.T) {
+	seen := map[uint64]string{}
+	add := func(name string, r *rand.Rand) {
+		x := r.Uint64()
+		if prev, ok := seen[x]; ok {
+			t.Errorf("%s and %s start with the same number", name, prev)
+		}
+		seen[x] = name
+	}
+	add("(1)", Stream(1))
+	add("(1, 0)", Stream(1, 0))
+	add("(1, 1)", Stream(1, 1))
+	add("(1, 0, 1)", Stream(1, 0, 1))
+	add("(1, 1, 0)", Stream(1, 1, 0))
+	add("(0, 1)", Stream(0, 1))
+}
+
+func TestMeanCI95(t *testing.T) {
+	m, h := MeanCI95([]float64{1, 2, 4, 8})
+	// t_{0.975,3} = 3.182446305284263, s = sqrt(9.583333...) = 3.0956959...
+	if m != 3.75 || math.Abs(h-3.182446305284263*math.Sqrt(115.0/12)/2) > 1e-12 {
+		t.Errorf("MeanCI95 = %v, %v", m, h)
+	}
+	if m, h := MeanCI95([]float64{2}); m != 2 || !math.IsNaN(h) {
+		t.Errorf("one value: %v, %v", m, h)
+	}
+	if m, h := MeanCI95(nil); !math.IsNaN(m) || !math.IsNaN(h) {
+		t.Errorf("no value: %v, %v", m, h)
+	}
+	if m, h := MeanCI95([]float64{1, math.NaN()}); !math.IsNaN(m) || !math.IsNaN(h) {
+		t.Errorf("NaN value: %v, %v", m, h)
+	}
+}
