@@ -2,6 +2,7 @@ package lbsim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -20,6 +21,10 @@ type PolicyDef struct {
 	// Uses lists the keys of Keys (declared before, or in NewKeys) that the
 	// policy reads besides the keys every policy has.
 	Uses []string
+	// Example gives the keys of a small valid scenario of the policy
+	// besides servers (12) and lambda (0.6): the registration tests run it,
+	// through its scenario file and back.
+	Example map[string]any
 	// Build makes the policy from completed values (defaults applied, each
 	// key checked on its own); it checks what depends on several keys and
 	// names the offending key in its error.
@@ -76,6 +81,18 @@ func PolicyNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// PolicyExample returns the example keys a policy was registered with
+// (PolicyDef.Example), if any.
+func PolicyExample(name string) (map[string]any, bool) {
+	policiesMu.RLock()
+	defer policiesMu.RUnlock()
+	def, ok := policies[name]
+	if !ok || def.Example == nil {
+		return nil, false
+	}
+	return maps.Clone(def.Example), true
 }
 
 // buildPolicy makes the policy the completed values name, and returns the
