@@ -239,7 +239,7 @@ func TestBadInput(t *testing.T) {
 		{with("--seed", "-1"), "-seed", ""},
 		{with("--trajectory", traj), "trajectory = ", ""},
 		{with("--trajectory", traj, "--grid", "1", "--lambda", "2"), "lambda = 2", ""},
-		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "fastest"}, "policy = \"fastest\": unknown; must be one of compat-jsq, compat-jsqd, jiq, jiqd, jsq, jsqd", ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "fastest"}, "policy = \"fastest\": unknown; must be one of " + strings.Join(lbsim.PolicyNames(), ", "), ""},
 		{with("--policy", "jsq", "--d", "2"), "d = 2: policy jsq takes no d", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
