@@ -39,4 +39,3 @@ func TestListSyntax(t *testing.T) {
 		t.Errorf("ints: %v, %v", ints, err)
 	}
 }
-

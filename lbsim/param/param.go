@@ -1,6 +1,7 @@
 package param
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -75,8 +76,9 @@ type Key struct {
 	// Enum lists the allowed values of a String key (nil: any string).
 	Enum []string
 	// Check returns "" when the value x is allowed, else what it must be
-	// ("must be between 1 and servers (10)"); it may read other keys of v,
-	// after defaults. Nil: any value of the kind.
+	// ("must be between 1 and servers (10)"), or, for a bad item of a list,
+	// a message that names it ("rates[3] = -1: must be > 0"); it may read
+	// other keys of v, after defaults. Nil: any value of the kind.
 	Check func(x any, v *Values) string
 	// For lists the variants (values of the set's variant key) that use the
 	// key; nil means every variant.
@@ -236,6 +238,9 @@ func (s *Set) Complete(v *Values) error {
 		}
 		if k.Check != nil {
 			if msg := k.Check(x, v); msg != "" {
+				if strings.HasPrefix(msg, k.Name+"[") { // names the list item itself
+					return errors.New(msg)
+				}
 				return fmt.Errorf("%s: %s", v.describe(k), msg)
 			}
 		}

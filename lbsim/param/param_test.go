@@ -55,18 +55,18 @@ func TestCompleteDefaultsAndVariants(t *testing.T) {
 		t.Errorf("dot: %v, %v", v.Map(), err)
 	}
 	for in, want := range map[string]string{
-		`{"shape": "square"}`:                     `n: missing; give --n N (an integer >= 1) or "n" in the scenario file`,
-		`{"n": 0}`:                                `n = 0: must be at least 1`,
+		`{"shape": "square"}`: `n: missing; give --n N (an integer >= 1) or "n" in the scenario file`,
+		`{"n": 0}`:            `n = 0: must be at least 1`,
 		`{"n": 1, "shape": "square", "ratio": 3}`: `ratio = 3: shape square takes no ratio`,
 		`{"n": 1, "side": 3}`:                     `side = 3: only shape square, rect take side`,
 		`{"n": 1, "shape": "circle"}`:             `shape = "circle": must be one of square, rect, dot`,
 		`{"n": 1, "shape": "square", "side": -1}`: `side = -1: must be a finite length > 0`,
-		`{"n": 1.5}`:                              `n: 1.5: want an integer`,
-		`{"n": "1"}`:                              `n: got a JSON string, want an integer`,
-		`{"n": 1, "colour": 1}`:                   `unknown key "colour"`,
-		`{"n": 1} {}`:                             `trailing data`,
-		`{"n": 1, "xs": [1, "a"]}`:                `xs: item 1: got a JSON string, want a number`,
-		`{"n": 1, "seed": -1}`:                    `seed: -1: want an integer in [0, 2^64-1]`,
+		`{"n": 1.5}`:               `n: 1.5: want an integer`,
+		`{"n": "1"}`:               `n: got a JSON string, want an integer`,
+		`{"n": 1, "colour": 1}`:    `unknown key "colour"`,
+		`{"n": 1} {}`:              `trailing data`,
+		`{"n": 1, "xs": [1, "a"]}`: `xs: item 1: got a JSON string, want a number`,
+		`{"n": 1, "seed": -1}`:     `seed: -1: want an integer in [0, 2^64-1]`,
 	} {
 		if _, err := complete(t, s, in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", in, err, want)
