@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/compat"
 	"github.com/lbsim/notebooks/lbsim/mc"
@@ -38,6 +37,11 @@ var compatDesigns = []string{"complete", "random", "random-types", "sparse", "ri
 
 // randomCompat lists the designs drawn from compat_seed.
 var randomCompat = map[string]bool{"random": true, "random-types": true, "sparse": true}
+
+// compatChoice: a compatibility graph is a design with its parameters, or
+// a file.
+var compatChoice = structureChoice{what: "compatibility graph", designKey: keyCompat, fileKey: keyCompatGraph,
+	designs: compatDesigns, params: compatDesignKeys}
 
 // compatDesignKeys lists, per design, the parameter keys it takes.
 var compatDesignKeys = map[string][]string{
@@ -149,41 +153,11 @@ func (sp compatSpec) check() error {
 			return fmt.Errorf("type_rates: all zero; at least one type must arrive")
 		}
 	}
-	if sp.file != "" {
-		if sp.design != "" {
-			return fmt.Errorf("compat_graph = %q: give either compat or compat_graph (an edge-list file), not both", sp.file)
-		}
-		if set := sp.params; len(set) > 0 {
-			return fmt.Errorf("%s = %s: a compatibility graph from a file takes no %s", set[0][0], set[0][1], set[0][0])
-		}
-		if sp.hasSeed {
-			return fmt.Errorf("compat_seed = %d: a compatibility graph from a file takes no seed", sp.seed)
-		}
-		st, err := os.Stat(sp.file)
-		if err != nil {
-			return fmt.Errorf("compat_graph = %q: %v", sp.file, err)
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("compat_graph = %q: not a regular file", sp.file)
-		}
-		return nil
+	if sp.file != "" && sp.hasSeed {
+		return fmt.Errorf("compat_seed = %d: a compatibility graph from a file takes no seed", sp.seed)
 	}
-	keys, ok := compatDesignKeys[sp.design]
-	if !ok {
-		all := strings.Join(compatDesigns, ", ")
-		if sp.design == "" {
-			return fmt.Errorf("compat: required for %s; one of %s (or compat_graph: an edge-list file)", sp.policy, all)
-		}
-		return fmt.Errorf("compat = %q: unknown; must be one of %s", sp.design, all)
-	}
-	for _, kv := range sp.params {
-		allowed := false
-		for _, k := range keys {
-			allowed = allowed || k == kv[0]
-		}
-		if !allowed {
-			return fmt.Errorf("%s = %s: compat %s takes no %s", kv[0], kv[1], sp.design, kv[0])
-		}
+	if err := compatChoice.check(sp.policy, sp.design, sp.file, sp.params); err != nil || sp.file != "" {
+		return err
 	}
 	if sp.hasSeed && !randomCompat[sp.design] {
 		return fmt.Errorf("compat_seed = %d: compat %s is not random and takes no seed", sp.seed, sp.design)
@@ -295,7 +269,7 @@ func (sp compatSpec) checkBlockStability() error {
 	return nil
 }
 
-// BuildCompat returns the compatibility graph that the compatibility keys of
+// build returns the compatibility graph that the compatibility keys of
 // sp describe (after defaults), with its type rates: for a compat policy, the
 // design
 //
@@ -396,17 +370,5 @@ func newCompatPolicy(v *param.Values, name string, build func(*compat.Graph) Pol
 	if err := sp.checkBlockStability(); err != nil {
 		return nil, err
 	}
-	w := newLazyPolicy(name+sp.description()+")", false, func() (Policy, error) {
-		g, err := sp.build()
-		if err != nil {
-			return nil, err
-		}
-		return build(g), nil
-	})
-	if sp.file != "" || sp.design == "complete" {
-		if _, err := w.load(); err != nil {
-			return nil, err
-		}
-	}
-	return w, nil
+	return newLazyOn(name+sp.description()+")", false, sp.file != "" || sp.design == "complete", sp.build, build)
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/mc"
@@ -35,6 +34,10 @@ var topologies = []string{"complete", "er", "regular", "ring", "torus", "geometr
 
 // randomTopology lists the topologies drawn from graph_seed.
 var randomTopology = map[string]bool{"er": true, "regular": true, "geometric": true}
+
+// graphChoice: a graph is a topology with its parameters, or a file.
+var graphChoice = structureChoice{what: "graph", designKey: keyTopology, fileKey: keyGraph, designs: topologies,
+	params: topologyKeys}
 
 // topologyKeys lists, per topology, the graph keys it takes.
 var topologyKeys = map[string][]string{
@@ -126,38 +129,8 @@ const maxEntries = graph.MaxMaterialize
 // generating anything. Errors name the key and its allowed range.
 func (sp graphSpec) check(policy string) error {
 	n := sp.servers
-	if sp.file != "" {
-		if sp.topology != "" {
-			return fmt.Errorf("graph = %q: give either topology or graph (an edge-list file), not both", sp.file)
-		}
-		if set := sp.params; len(set) > 0 {
-			return fmt.Errorf("%s = %s: a graph from a file takes no %s", set[0][0], set[0][1], set[0][0])
-		}
-		st, err := os.Stat(sp.file)
-		if err != nil {
-			return fmt.Errorf("graph = %q: %v", sp.file, err)
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("graph = %q: not a regular file", sp.file)
-		}
-		return nil
-	}
-	keys, ok := topologyKeys[sp.topology]
-	if !ok {
-		all := strings.Join(topologies, ", ")
-		if sp.topology == "" {
-			return fmt.Errorf("topology: required for %s; one of %s (or graph: an edge-list file)", policy, all)
-		}
-		return fmt.Errorf("topology = %q: unknown; must be one of %s", sp.topology, all)
-	}
-	for _, kv := range sp.params {
-		allowed := false
-		for _, k := range keys {
-			allowed = allowed || k == kv[0]
-		}
-		if !allowed {
-			return fmt.Errorf("%s = %s: topology %s takes no %s", kv[0], kv[1], sp.topology, kv[0])
-		}
+	if err := graphChoice.check(policy, sp.topology, sp.file, sp.params); err != nil || sp.file != "" {
+		return err
 	}
 	integer := func(x float64) bool { return x == math.Trunc(x) && math.Abs(x) < 1<<53 }
 	switch sp.topology {
@@ -302,17 +275,5 @@ func newGraphPolicy(v *param.Values, name string, build func(*graph.Graph) Polic
 	if err := sp.check(v.String(keyPolicy)); err != nil {
 		return nil, err
 	}
-	w := newLazyPolicy(name+sp.description()+")", true, func() (Policy, error) {
-		g, err := sp.build()
-		if err != nil {
-			return nil, err
-		}
-		return build(g), nil
-	})
-	if sp.file != "" || sp.topology == "complete" {
-		if _, err := w.load(); err != nil {
-			return nil, err
-		}
-	}
-	return w, nil
+	return newLazyOn(name+sp.description()+")", true, sp.file != "" || sp.topology == "complete", sp.build, build)
 }

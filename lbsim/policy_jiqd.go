@@ -51,8 +51,8 @@ func (p *jiqd) ScenarioKeys() map[string]any {
 
 func init() {
 	mustRegister(PolicyDef{Name: "jiqd", Uses: []string{keyD, keySampling}, Build: func(v *param.Values) (Policy, error) {
-		if v.String(keySampling) != "without" {
-			return nil, fmt.Errorf("sampling = %q: policy jiqd samples without replacement", v.String(keySampling))
+		if err := samplesWithout("jiqd", v); err != nil {
+			return nil, err
 		}
 		return JIQd(v.Int(keyD)), nil
 	}})

@@ -302,6 +302,15 @@ func parseSampling(s string) Sampling {
 	return WithoutReplacement
 }
 
+// samplesWithout refuses sampling with replacement for a policy that
+// samples without only (jiqd, jswd).
+func samplesWithout(policy string, v *param.Values) error {
+	if s := v.String(keySampling); s != "without" {
+		return fmt.Errorf("sampling = %q: policy %s samples without replacement", s, policy)
+	}
+	return nil
+}
+
 func init() {
 	mustRegister(PolicyDef{Name: "jsqd", Uses: []string{keyD, keySampling}, Build: func(v *param.Values) (Policy, error) {
 		return JSQdSampling(v.Int(keyD), parseSampling(v.String(keySampling))), nil

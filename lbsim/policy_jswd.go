@@ -95,8 +95,8 @@ func (p *jswd) ScenarioKeys() map[string]any {
 
 func init() {
 	mustRegister(PolicyDef{Name: "jswd", Uses: []string{keyD, keySampling}, Build: func(v *param.Values) (Policy, error) {
-		if v.String(keySampling) != "without" {
-			return nil, fmt.Errorf("sampling = %q: policy jswd samples without replacement", v.String(keySampling))
+		if err := samplesWithout("jswd", v); err != nil {
+			return nil, err
 		}
 		return JSWd(v.Int(keyD)), nil
 	}})

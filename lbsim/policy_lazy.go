@@ -29,6 +29,26 @@ func newLazyPolicy(name string, origin bool, make func() (Policy, error)) *lazyP
 	return &lazyPolicy{name: name, origin: origin, make: make}
 }
 
+// newLazyOn returns the lazyPolicy named name that makes its structure
+// (a graph, a compatibility graph) with structure and the policy on it with
+// build. eager loads it at once: a structure read from a file, or an
+// implicit one that costs nothing, so that a malformed file is invalid input.
+func newLazyOn[G any](name string, origin, eager bool, structure func() (G, error), build func(G) Policy) (*lazyPolicy, error) {
+	w := newLazyPolicy(name, origin, func() (Policy, error) {
+		g, err := structure()
+		if err != nil {
+			return nil, err
+		}
+		return build(g), nil
+	})
+	if eager {
+		if _, err := w.load(); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
 func (w *lazyPolicy) load() (Policy, error) {
 	w.once.Do(func() { w.p, w.err = w.make() })
 	return w.p, w.err

@@ -3,6 +3,7 @@ package lbsim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -199,12 +200,7 @@ func (sc Scenario) Values() (*param.Values, error) {
 	if kp, ok := sc.Policy.(KeyedPolicy); ok && kp.ScenarioKeys() != nil {
 		pk = kp.ScenarioKeys()
 	}
-	names := make([]string, 0, len(pk))
-	for name := range pk {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(pk)) {
 		add(name, pk[name], true)
 	}
 	add(keyRates, sc.Rates, len(sc.Rates) > 0)
@@ -396,12 +392,7 @@ func (sc Scenario) system() System {
 // Numbers may be given as int or float64, lists as []float64 or []int.
 func ScenarioFromKeys(keys map[string]any) (Scenario, error) {
 	v := Keys.New()
-	names := make([]string, 0, len(keys))
-	for name := range keys {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(keys)) {
 		if Keys.Key(name) == nil {
 			return Scenario{}, fmt.Errorf("unknown key %q; the keys are %s", name, strings.Join(Keys.Names(), ", "))
 		}

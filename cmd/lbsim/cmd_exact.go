@@ -210,14 +210,11 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	if sol.Note != "" {
 		out["note"] = sol.Note
 	}
-	data, err := json.MarshalIndent(out, "", "  ")
+	data, err := encodeResult(out)
 	if err != nil {
-		return failure(fmt.Errorf("encoding the result: %w", err))
+		return err
 	}
-	if _, err := stdout.Write(append(data, '\n')); err != nil {
-		return failure(err)
-	}
-	return nil
+	return writeResult(stdout, data)
 }
 
 // num returns x, or nil (JSON null) when x is not a finite number.

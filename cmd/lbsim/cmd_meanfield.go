@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -264,19 +263,16 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		"mean_sojourn":         num(meanfield.MeanSojourn(fixed, lambda)),
 		"wait_probability":     num(wait),
 	}
-	data, err := json.MarshalIndent(out, "", "  ")
+	data, err := encodeResult(out)
 	if err != nil {
-		return failure(fmt.Errorf("encoding the result: %w", err))
+		return err
 	}
 	if cfg.Trajectory != "" {
 		if err := writeMeanfieldCSV(cfg.Trajectory, path); err != nil {
 			return failure(err)
 		}
 	}
-	if _, err := stdout.Write(append(data, '\n')); err != nil {
-		return failure(err)
-	}
-	return nil
+	return writeResult(stdout, data)
 }
 
 // writeMeanfieldCSV writes time,q1..qK rows, removing the file on failure.

@@ -114,11 +114,25 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 			figures[f.Name+"_ci95"] = jsonValue(*f.CI95)
 		}
 	}
-	data, err := json.MarshalIndent(map[string]any{"model": m.Name, "scenario": v, "figures": figures, "result": out.Result}, "", "  ")
+	data, err := encodeResult(map[string]any{"model": m.Name, "scenario": v, "figures": figures, "result": out.Result})
 	if err != nil {
-		return failure(fmt.Errorf("encoding the result: %w", err))
+		return err
 	}
-	if _, err := stdout.Write(append(data, '\n')); err != nil {
+	return writeResult(stdout, data)
+}
+
+// encodeResult is the JSON a command prints: indented by two spaces.
+func encodeResult(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, failure(fmt.Errorf("encoding the result: %w", err))
+	}
+	return append(data, '\n'), nil
+}
+
+// writeResult writes a command's result on stdout, the last thing it does.
+func writeResult(stdout io.Writer, data []byte) error {
+	if _, err := stdout.Write(data); err != nil {
 		return failure(err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -118,9 +117,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 
-	out, err := json.MarshalIndent(res, "", "  ")
+	out, err := encodeResult(res)
 	if err != nil {
-		return failure(fmt.Errorf("encoding the result: %w", err))
+		return err
 	}
 	if cfg.Trajectory != "" {
 		if err := writeTrajectoryFile(cfg.Trajectory, res.Trajectory); err != nil {
@@ -132,10 +131,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return failure(err)
 		}
 	}
-	if _, err := stdout.Write(append(out, '\n')); err != nil {
-		return failure(err)
-	}
-	return nil
+	return writeResult(stdout, out)
 }
 
 // writePlot writes the standalone page of --plot: P(queue >= i) on a log axis,

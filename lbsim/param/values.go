@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -266,12 +267,7 @@ func (s *Set) DecodeJSON(data []byte) (*Values, error) {
 		return nil, errors.New("malformed JSON: want an object of scenario keys, got null")
 	}
 	v := s.New()
-	names := make([]string, 0, len(raw))
-	for name := range raw {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		k := s.Key(name)
 		if k == nil {
 			return nil, fmt.Errorf("unknown key %q; the keys are %s", name, strings.Join(s.Names(), ", "))
