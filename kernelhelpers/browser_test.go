@@ -208,7 +208,7 @@ func TestBrowserNotebooks(t *testing.T) {
 				evalJS(t, ctx, `(() => {
 					const cells = Jupyter.notebook.get_cells();
 					const i = cells.findIndex(c => c.cell_type === "code" && c.get_text().includes("kh.Sweep("));
-					// The setup and declaration cells (no charts), then the sweep cell.
+					// The import and declaration cells (no charts), then the sweep cell.
 					cells.forEach((c, j) => { if (c.cell_type === "code" && (j < 3 || j === i)) { if (j === i) c.clear_output(); c.execute(); } });
 					return i;
 				})()`, &sweep)
