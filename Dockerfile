@@ -25,7 +25,8 @@ RUN EXTRA_APT_PACKAGES=jupyterhub LBSIM_NO_BROWSER=1 LBSIM_NO_SLURM=1 bash ${HOM
 
 USER ${NB_USER}
 # User part: gonb/goimports/gopls into ~/lbsim/bin, `go mod download`, the gonb kernel
-# spec in ~/.local/share/jupyter, echarts into ~/lbsim/third_party/node_modules.
+# spec in ~/.local/share/jupyter (gonb -go_work=~/lbsim: the notebooks import the repository
+# with no set-up cell), echarts into ~/lbsim/third_party/node_modules.
 RUN bash ${HOME}/lbsim/scripts/setup.sh --user
 
 WORKDIR ${HOME}/lbsim/notebooks

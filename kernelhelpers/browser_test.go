@@ -6,11 +6,12 @@ package kernelhelpers
 // run (Jupyter, bin/gonb, echarts, chromium).
 //
 // For kernelhelpers/testdata/charts.ipynb and every notebooks/*.ipynb, copied
-// into artifacts/browser/work/ (inside the repository, so the setup cell finds
-// go.mod from $GONB_DIR), it:
+// into artifacts/browser/work/ (inside the repository, so DataPath finds
+// data/ from $GONB_DIR), it:
 //
 //  1. opens the notebook from a Jupyter server on 127.0.0.1 (own token, free
-//     port, own kernel spec pointing at this checkout's bin/gonb), runs all
+//     port, own kernel spec running this checkout's bin/gonb with this
+//     checkout in its go.work, as scripts/setup.sh registers it), runs all
 //     cells with Jupyter.notebook.execute_all_cells() and waits until every
 //     code cell has an execution count and the kernel is idle;
 //  2. asserts no cell has an error output or a kernelhelpers error box, that
@@ -207,7 +208,7 @@ func TestBrowserNotebooks(t *testing.T) {
 				evalJS(t, ctx, `(() => {
 					const cells = Jupyter.notebook.get_cells();
 					const i = cells.findIndex(c => c.cell_type === "code" && c.get_text().includes("kh.Sweep("));
-					// The setup and declaration cells (no charts), then the sweep cell.
+					// The import and declaration cells (no charts), then the sweep cell.
 					cells.forEach((c, j) => { if (c.cell_type === "code" && (j < 3 || j === i)) { if (j === i) c.clear_output(); c.execute(); } });
 					return i;
 				})()`, &sweep)
@@ -473,7 +474,7 @@ func jupyterEnv(dir, root, goDir string) ([]string, error) {
 		return nil, err
 	}
 	spec, _ := json.MarshalIndent(map[string]any{
-		"argv":           []string{filepath.Join(root, "bin", "gonb"), "--kernel", "{connection_file}"},
+		"argv":           []string{filepath.Join(root, "bin", "gonb"), "--go_work=" + root, "--kernel", "{connection_file}"},
 		"display_name":   "Go (gonb)",
 		"language":       "go",
 		"interrupt_mode": "message",

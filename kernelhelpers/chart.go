@@ -47,6 +47,12 @@ func (c *Chart) ID() string { return c.id }
 // Option returns the echarts option as JavaScript (JSON in practice).
 func (c *Chart) Option() string { return c.option }
 
+// withErr makes c a chart that shows err instead of drawing.
+func (c *Chart) withErr(err error) *Chart {
+	c.err, c.option = err, ""
+	return c
+}
+
 // Err returns the error met while building the chart, if any; Display shows it.
 func (c *Chart) Err() error { return c.err }
 

@@ -1,23 +1,62 @@
-// Package kernelhelpers draws lbsim results inline in GoNB notebooks (Jupyter
-// Notebook 6) with Apache ECharts, and writes the same charts as standalone
-// HTML files outside a notebook.
+// Package kernelhelpers draws plain data inline in GoNB notebooks (Jupyter
+// Notebook 6) with Apache ECharts, writes the same charts as standalone HTML
+// files outside a notebook, and holds the helpers every notebook needs.
 //
-// # Use
+// # Plain data
 //
-// The common case is one line per chart:
+// Charts are drawn from plain series, with no reference to the simulator:
+// a Series is a name, X and Y, optional 95% half-widths CI95 (drawn as a
+// shaded band) and a Reference flag for theory curves (drawn dashed, no band).
+// Tables are a header and rows of strings and numbers.
 //
-//	kernelhelpers.Trajectory(res.Trajectory, kernelhelpers.MeanField(ts, q)).Display()
-//	kernelhelpers.Stationary([]kernelhelpers.Curve{{"JSQ(2)", res.Occupancy}}, []kernelhelpers.Curve{{"fixed point", fp}}).Display()
+//	kernelhelpers.Lines(series, kernelhelpers.XLabel("t")).Display() // any x-y data, trajectories
 //	kernelhelpers.Sweep(groups, kernelhelpers.LogLog(), kernelhelpers.XLabel("1-λ")).Display()
-//	kernelhelpers.Graph(edges, lengths, kernelhelpers.SnapshotLabels(labels...)).Display()
-//	kernelhelpers.ResultsTable(results).Display()
-//	sc.Progress = kernelhelpers.ProgressBar("JSQ(2)")
+//	kernelhelpers.Tails([]kernelhelpers.Series{sim, kernelhelpers.Reference(kernelhelpers.Tail("fixed point", fp))}).Display()
+//	kernelhelpers.NewTable(header, rows).Display()
 //
+// Series.Add and Series.AddCI append points; Tail makes the series (i, p_i)
+// of a distribution tail P(X >= i); Color pairs series by colour.
+//
+// # Adapters
+//
+// The file adapt.go alone knows lbsim: it turns results into plain data and
+// keeps the one-line calls for them.
+//
+//	kernelhelpers.Trajectory(res.Trajectory, kernelhelpers.MeanField(ts, q)).Display() // LevelSeries, then Lines
+//	kernelhelpers.Stationary([]kernelhelpers.Curve{{"JSQ(2)", res.Occupancy}}, []kernelhelpers.Curve{{"fixed point", fp}}).Display() // Tails
+//	kernelhelpers.Tails([]kernelhelpers.Series{kernelhelpers.ResultTail("JSQ(2)", res)}).Display() // with the 95% band
+//	kernelhelpers.ResultsTable(results).Display() // NewTable
+//	sc.Progress = kernelhelpers.ProgressBar("JSQ(2)") // a Bar
+//
+// Graph draws a small graph coloured by queue length over snapshots.
 // Constructors take functional options (Title, XLabel, LogY, Levels, NoBand,
-// ...). Chart.WriteHTML(path), Chart.WriteTo(w) and WriteHTML(path, title,
-// items...) write standalone pages with echarts inline. Charts are built with
-// go-echarts (RenderSnippet gives the option as JSON); the graph's timeline,
-// which go-echarts lacks, is assembled around go-echarts' graph option.
+// YMin, ...). Chart.WriteHTML(path), Chart.WriteTo(w) and WriteHTML(path,
+// title, items...) write standalone pages with echarts inline. Charts are
+// built with go-echarts (Chart.Option gives the option as JSON); the graph's
+// timeline, which go-echarts lacks, is assembled around go-echarts' graph
+// option.
+//
+// # Notebook helpers
+//
+// A notebook's first code cell is its imports: the kernel starts with this
+// repository in its go.work (scripts/setup.sh registers it with GoNB's
+// -go_work flag), so nothing has to be set up in the notebook. Then:
+//
+//   - Quick reports quick mode (LBSIM_QUICK=1, as in make test), and
+//     Pick(quick, full) chooses a parameter by mode: Horizon: kh.Pick(2000.0, 20000.0).
+//   - Must(v, err) returns v or fails the cell: res := kh.Must(lbsim.Run(ctx, sc)).
+//   - Check(name, got, want, tol, why) prints one line (name, got, want,
+//     |diff|, tol and the reason for the tolerance) after PASS or FAIL, and
+//     fails the cell on FAIL; CheckThat(name, ok, format, args...) does the
+//     same for a claim stated as a condition. A check must be one a wrong
+//     simulator would fail; an identity that holds by construction is named
+//     a sanity check.
+//   - Keep(name, v) and Recall(name, &v) carry values from cell to cell (GoNB
+//     runs each cell as a new program); MustKeep and MustRecall[T](name) fail
+//     the cell on error. DataPath finds the repository's data/ directory.
+//
+// A cell fails by panicking: GoNB shows the message, and headless runs
+// (scripts/run-notebooks.sh) count the notebook as failed.
 //
 // # Rendering design
 //

@@ -12,6 +12,7 @@ type config struct {
 	width, height   string
 	logX, logY      bool
 	linearY         bool
+	yMin            *float64
 	levels          int
 	mfTimes         []float64
 	mfOccupancy     [][]float64
@@ -76,6 +77,10 @@ func LogLog() Option { return func(c *config) { c.logX, c.logY, c.linearY = true
 
 // LinearY makes the vertical axis linear, also for Stationary.
 func LinearY() Option { return func(c *config) { c.linearY = true; c.logY = false } }
+
+// YMin starts the vertical axis at v (ignored for v <= 0 on a log axis).
+// Trajectory starts it at 0 on a linear axis.
+func YMin(v float64) Option { return func(c *config) { c.yMin = &v } }
 
 // Levels limits occupancy plots to q_1..q_k. By default trajectories show the
 // levels that reach 0.001 somewhere (at most 8) and stationary plots show all.

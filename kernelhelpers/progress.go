@@ -5,8 +5,6 @@ import (
 	"math"
 	"sync"
 	"time"
-
-	"github.com/lbsim/notebooks/lbsim"
 )
 
 // Bar is a progress bar drawn in the notebook and updated in place (a GoNB
@@ -38,23 +36,17 @@ func NewProgressBar(label string, options ...Option) *Bar {
 	return b
 }
 
-// ProgressBar returns a function for lbsim.Scenario.Progress that drives a new
-// bar: sc.Progress = kernelhelpers.ProgressBar("JSQ(2)").
-func ProgressBar(label string, options ...Option) func(lbsim.Progress) {
-	return NewProgressBar(label, options...).Update
-}
-
-// Update takes an lbsim progress report. Reports may come out of order from
-// several goroutines: the bar never moves backwards, and it completes when all
-// replications are done (or Fraction reaches 1).
-func (b *Bar) Update(p lbsim.Progress) {
-	final := (p.Replications > 0 && p.Done >= p.Replications) || p.Fraction >= 1-1e-9
-	note := fmt.Sprintf("%d/%d replications done", p.Done, p.Replications)
-	b.set(p.Fraction, note, final)
-}
-
 // Set moves the bar to fraction (in [0, 1]) with a note shown next to it.
 func (b *Bar) Set(fraction float64, note string) { b.set(fraction, note, fraction >= 1) }
+
+// Step moves the bar to done out of total steps, with the note "done/total",
+// for loops over sweep points: bar.Step(j+1, len(points)).
+func (b *Bar) Step(done, total int) {
+	if total <= 0 {
+		return
+	}
+	b.set(float64(done)/float64(total), fmt.Sprintf("%d/%d", done, total), done >= total)
+}
 
 // Finish draws the bar at 100%.
 func (b *Bar) Finish() { b.set(1, "", true) }

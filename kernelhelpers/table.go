@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/lbsim/notebooks/lbsim"
 )
 
-// Table is an HTML table of values; cells are escaped, floats printed with 5
-// significant digits.
+// Table is an HTML table of plain rows: a header and rows of strings and
+// numbers (any value; fmt.Stringer and fmt.Sprint otherwise). Cells are
+// escaped, floats printed with 5 significant digits, NaN as "–".
 type Table struct {
 	caption string
 	headers []string
@@ -23,27 +22,13 @@ func NewTable(headers []string, rows [][]any, options ...Option) *Table {
 	return &Table{caption: c.title, headers: headers, rows: rows}
 }
 
-// ResultsTable tabulates lbsim results, one row each: policy, N, lambda, mean
-// tasks per server, mean sojourn and waiting probability with 95% half-widths.
-func ResultsTable(results []*lbsim.Result, options ...Option) *Table {
-	rows := make([][]any, 0, len(results))
-	pm := func(v, h float64) string {
-		if math.IsNaN(h) {
-			return fmt.Sprintf("%.5g", v)
-		}
-		return fmt.Sprintf("%.5g ± %.2g", v, h)
+// PlusMinus formats v ± h (5 and 2 significant digits) for a table cell;
+// just v when h is NaN.
+func PlusMinus(v, h float64) string {
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%.5g", v)
 	}
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		rows = append(rows, []any{r.Policy, r.Scenario.Servers, r.Scenario.Lambda,
-			pm(r.MeanTasksPerServer, r.MeanTasksPerServerCI95),
-			pm(r.MeanSojourn, r.MeanSojournCI95),
-			pm(r.WaitProbability, r.WaitProbabilityCI95),
-			r.Replications})
-	}
-	return NewTable([]string{"policy", "N", "λ", "tasks per server", "mean sojourn", "P(wait)", "replications"}, rows, options...)
+	return fmt.Sprintf("%.5g ± %.2g", v, h)
 }
 
 func cell(v any) string {

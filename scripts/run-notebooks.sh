@@ -36,7 +36,8 @@ log() { printf '[notebooks] %s\n' "$*"; }
 [ -x "$JUPYTER" ] || { log "ERROR: $JUPYTER missing: run scripts/setup.sh (or make setup)"; exit 1; }
 # The registered gonb kernel spec is per user, and another clone that ran setup.sh
 # later re-points it. So these runs use a private copy of the spec that runs this
-# checkout's bin/gonb, found first through JUPYTER_PATH.
+# checkout's bin/gonb, found first through JUPYTER_PATH, with this checkout in the
+# kernel's go.work (-go_work, as scripts/setup.sh writes it).
 [ -x "$ROOT/bin/gonb" ] || { log "ERROR: $ROOT/bin/gonb missing: run scripts/setup.sh"; exit 1; }
 KERNELS="$(mktemp -d)"
 trap 'rm -rf "$KERNELS"' EXIT
@@ -45,7 +46,7 @@ mkdir -p "$KERNELS/kernels/gonb"
 import json, sys
 root, path = sys.argv[1], sys.argv[2]
 json.dump({
-    "argv": [root + "/bin/gonb", "--kernel", "{connection_file}"],
+    "argv": [root + "/bin/gonb", "--go_work=" + root, "--kernel", "{connection_file}"],
     "display_name": "Go (gonb)",
     "env": {"PATH": root + "/bin:/usr/local/go/bin:${PATH}"},
     "interrupt_mode": "message",

@@ -13,7 +13,9 @@
 #   4. The GoNB kernel spec "gonb" in the user's Jupyter data dir
 #      (${JUPYTER_DATA_DIR:-~/.local/share/jupyter}/kernels/gonb), with PATH set so
 #      the kernel finds ./bin (goimports, gopls) and Go even when Jupyter is
-#      started from a shell whose PATH lacks them.
+#      started from a shell whose PATH lacks them, and with GoNB's -go_work flag
+#      naming this checkout, so every notebook can import this repository's
+#      packages (and the modules its go.mod requires) with no set-up cell.
 #   5. The npm package echarts (pinned) into ./third_party/node_modules.
 #
 # Usage: scripts/setup.sh [--system|--user|--all]   (default --all)
@@ -155,12 +157,16 @@ KERNEL_DIR="$DATA_DIR/kernels/gonb"
 # PATH for the kernel: our tools first, then Go, then the PATH Jupyter was started with
 # (jupyter_client >= 7 substitutes ${VAR} in kernel.json "env" from its own environment).
 KERNEL_PATH="$BIN:$GOBIN_DIR:\${PATH}"
+# -go_work=$ROOT: at start, the kernel runs `go work init; go work use . $ROOT` in its scratch
+# module and adds the matching go.mod replace rule (what `%goworkfix` does), so cells import
+# github.com/lbsim/notebooks/... from this checkout, offline. (GoNB splits the value at commas.)
+case "$ROOT" in *,*) die "the checkout's path contains a comma, which GoNB's -go_work cannot take: $ROOT" ;; esac
 kernel_json() {
-  "$PYTHON" - "$BIN/gonb" "$KERNEL_PATH" <<'PY'
+  "$PYTHON" - "$BIN/gonb" "$KERNEL_PATH" "$ROOT" <<'PY'
 import json, sys
-gonb, path = sys.argv[1], sys.argv[2]
+gonb, path, root = sys.argv[1], sys.argv[2], sys.argv[3]
 print(json.dumps({
-    "argv": [gonb, "--kernel", "{connection_file}"],
+    "argv": [gonb, "--go_work=" + root, "--kernel", "{connection_file}"],
     "display_name": "Go (gonb)",
     "language": "go",
     "interrupt_mode": "message",
