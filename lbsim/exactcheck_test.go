@@ -26,10 +26,7 @@ func checkAgainstExact(t *testing.T, res *lbsim.Result, sol *exact.Solution, lev
 		}
 	}
 	for i := 1; i <= levels; i++ {
-		want := 0.0
-		if i < len(sol.Occupancy) {
-			want = sol.Occupancy[i]
-		}
+		want := sol.Q(i)
 		var got, ci float64
 		if i <= len(res.Occupancy) {
 			got, ci = res.Occupancy[i-1], res.OccupancyCI95[i-1]

@@ -41,7 +41,7 @@ func TestJBTAgainstExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("N = %d, T = %d, %s: q = %.4f, exact %.4f", c.n, c.threshold, c.engine, res.Occupancy[:3], sol.Occupancy[1:4])
+		t.Logf("N = %d, T = %d, %s: q = %.4f, exact %.4f", c.n, c.threshold, c.engine, res.Occupancy[:3], sol.Occupancy[:3])
 		checkAgainstExact(t, res, sol, 4)
 	}
 	if _, err := lbsim.ScenarioFromKeys(map[string]any{"servers": 4, "lambda": 0.5, "policy": "jbt", "threshold": 0}); err == nil ||

@@ -255,3 +255,15 @@ func sojournQuantiles(reps []*replication) []Quantile {
 	}
 	return out
 }
+
+// Q returns the time-average q_i: 1 for i <= 0, Occupancy[i-1] for the
+// levels measured, 0 above them (no server reached level i).
+func (r *Result) Q(i int) float64 {
+	switch {
+	case i <= 0:
+		return 1
+	case i > len(r.Occupancy):
+		return 0
+	}
+	return r.Occupancy[i-1]
+}

@@ -66,7 +66,7 @@ func TestHeterogeneousJSQMatchesExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 3; i++ {
-		if got, ci, want := res.Occupancy[i-1], res.OccupancyCI95[i-1], sol.Occupancy[i]; math.Abs(got-want) > 4*ci+sol.TruncationMass {
+		if got, ci, want := res.Occupancy[i-1], res.OccupancyCI95[i-1], sol.Q(i); math.Abs(got-want) > 4*ci+sol.TruncationMass {
 			t.Errorf("q_%d: simulated %.5f ± %.5f, exact %.5f", i, got, ci, want)
 		}
 	}

@@ -195,7 +195,7 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 		"states":                sol.States,
 		"policy_states":         sol.PolicyStates,
 		"transitions":           sol.Transitions,
-		"occupancy":             nums(sol.Occupancy[min(1, len(sol.Occupancy)):]), // q_1, ..., as in lbsim run
+		"occupancy":             nums(sol.Occupancy), // q_1, ..., as in lbsim run
 		"queue_length":          numRows(sol.QueueLength),
 		"mean_tasks_per_server": num(sol.MeanTasksPerServer),
 		"mean_sojourn":          num(sol.MeanSojourn),

@@ -77,8 +77,9 @@ type Solution struct {
 	CapLimited bool
 	Note       string
 
-	// Occupancy[i] = q_i = E[number of servers with at least i tasks]/N for
-	// i = 0..Cap; Occupancy[0] = 1.
+	// Occupancy[i-1] = q_i = E[number of servers with at least i tasks]/N
+	// for i = 1..Cap, indexed as lbsim.Result.Occupancy is; Q(i) reads it
+	// by level.
 	Occupancy []float64
 	// QueueLength[j][l] = P(server j holds l tasks), l = 0..Cap.
 	QueueLength [][]float64
@@ -136,6 +137,18 @@ func (s *Solution) ProbState(lengths []int, pstate int) float64 {
 		stride *= s.k + 1
 	}
 	return s.pi[idx]
+}
+
+// Q returns q_i, the expected fraction of servers with at least i tasks:
+// 1 for i <= 0, 0 above the cap.
+func (s *Solution) Q(i int) float64 {
+	switch {
+	case i <= 0:
+		return 1
+	case i > len(s.Occupancy):
+		return 0
+	}
+	return s.Occupancy[i-1]
 }
 
 // Distribution returns the stationary distribution, indexed by
@@ -432,7 +445,7 @@ func (c *chain) solution(pi []float64, res solveResult) *Solution {
 		States:       c.states,
 		Transitions:  len(c.inSrc),
 		CapsTried:    []int{c.k},
-		Occupancy:    make([]float64, c.k+1),
+		Occupancy:    make([]float64, c.k),
 		QueueLength:  st.server,
 		Residual:     st.residual,
 		CutImbalance: res.cut,
@@ -446,10 +459,9 @@ func (c *chain) solution(pi []float64, res solveResult) *Solution {
 		tail := 0.0
 		for i := c.k; i >= 1; i-- {
 			tail += dist[i]
-			sol.Occupancy[i] += tail / n
+			sol.Occupancy[i-1] += tail / n
 		}
 	}
-	sol.Occupancy[0] = 1
 	sol.MeanTasksPerServer = st.meanTotal / n
 	sol.AcceptedRate = st.accepted
 	sol.LossProbability = max(0, 1-st.accepted/c.lambdaTotal)

@@ -130,15 +130,16 @@ func checkConsistent(t *testing.T, sol *exact.Solution, p exact.Problem) {
 	if sol.States != len(sol.Distribution()) {
 		t.Errorf("States = %d, distribution has %d", sol.States, len(sol.Distribution()))
 	}
-	if len(sol.Occupancy) != sol.Cap+1 || sol.Occupancy[0] != 1 {
-		t.Fatalf("Occupancy has %d values starting %v, want Cap+1 = %d starting 1", len(sol.Occupancy), sol.Occupancy[0], sol.Cap+1)
+	if len(sol.Occupancy) != sol.Cap || sol.Q(0) != 1 || sol.Q(sol.Cap+1) != 0 || sol.Q(1) != sol.Occupancy[0] {
+		t.Fatalf("Occupancy has %d values (q_1 = %v), want Cap = %d; Q(0) = %v, Q(Cap+1) = %v",
+			len(sol.Occupancy), sol.Occupancy[0], sol.Cap, sol.Q(0), sol.Q(sol.Cap+1))
 	}
 	qsum := 0.0
 	for i := 1; i <= sol.Cap; i++ {
-		if sol.Occupancy[i] > sol.Occupancy[i-1]+1e-15 {
-			t.Errorf("Occupancy increases at %d: %v > %v", i, sol.Occupancy[i], sol.Occupancy[i-1])
+		if sol.Q(i) > sol.Q(i-1)+1e-15 {
+			t.Errorf("Occupancy increases at %d: %v > %v", i, sol.Q(i), sol.Q(i-1))
 		}
-		qsum += sol.Occupancy[i]
+		qsum += sol.Q(i)
 	}
 	// Sums over up to 2e6 states in different orders agree to n*eps in the
 	// worst case, 4e-10 relative; typically far better. sumTol is 1e-10 relative.
@@ -191,7 +192,7 @@ func TestRandomRoutingIsMM1(t *testing.T) {
 				t.Errorf("N=%d lambda=%v: truncation mass %v at cap %d (limited %v)", n, lambda, sol.TruncationMass, sol.Cap, sol.CapLimited)
 			}
 			for i := 1; i <= sol.Cap; i++ {
-				near(t, "q_i", sol.Occupancy[i], math.Pow(lambda, float64(i)), 1e-8)
+				near(t, "q_i", sol.Q(i), math.Pow(lambda, float64(i)), 1e-8)
 			}
 			near(t, "MeanSojourn", sol.MeanSojourn, 1/(1-lambda), 1e-6/(1-lambda))
 			near(t, "MeanTasksPerServer", sol.MeanTasksPerServer, lambda/(1-lambda), 1e-6/(1-lambda))
@@ -287,7 +288,7 @@ func TestSingleServerAnyPolicy(t *testing.T) {
 		checkConsistent(t, sol, p)
 		rho := lambda / mu
 		for i := 1; i <= sol.Cap; i++ {
-			near(t, pol.Name()+" q_i", sol.Occupancy[i], math.Pow(rho, float64(i)), 1e-8)
+			near(t, pol.Name()+" q_i", sol.Q(i), math.Pow(rho, float64(i)), 1e-8)
 		}
 		near(t, pol.Name()+" MeanSojourn", sol.MeanSojourn, 1/(mu-lambda), 1e-6/(mu-lambda))
 	}
@@ -333,7 +334,7 @@ func TestJSQAgainstDense(t *testing.T) {
 		want := denseJSQ(t, sys, tc.lambda, tc.k)
 		compareDense(t, sol, want, 1)
 		t.Logf("JSQ N=%d rates=%v lambda=%v K=%d: %d iterations, residual %.2g, q1..3 = %.10f",
-			tc.n, tc.rates, tc.lambda, tc.k, sol.Iterations, sol.Residual, sol.Occupancy[1:4])
+			tc.n, tc.rates, tc.lambda, tc.k, sol.Iterations, sol.Residual, sol.Occupancy[:3])
 	}
 }
 
@@ -350,7 +351,7 @@ func TestMeasuresConsistent(t *testing.T) {
 		checkConsistent(t, sol, p)
 		t.Logf("%s N=%d rates=%v lambda=%v: cap %d (tried %v), %d states, %d iterations, residual %.2g, cut %.2g, truncation %.2g, q1 %.10f, sojourn %.8f, wait %.8f",
 			p.Policy.Name(), p.System.N, p.System.Rates, p.Lambda, sol.Cap, sol.CapsTried, sol.States, sol.Iterations,
-			sol.Residual, sol.CutImbalance, sol.TruncationMass, sol.Occupancy[1], sol.MeanSojourn, sol.WaitProbability)
+			sol.Residual, sol.CutImbalance, sol.TruncationMass, sol.Q(1), sol.MeanSojourn, sol.WaitProbability)
 	}
 }
 
