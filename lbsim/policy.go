@@ -134,3 +134,24 @@ type KeyedPolicy interface {
 	Policy
 	ScenarioKeys() map[string]any
 }
+
+// A ShortestOrderUser is a Policy that calls State.RandomShortest or
+// State.MinLen on every arrival and asks the engine to keep servers sorted by
+// length, which makes those calls O(1) (JSQ).
+type ShortestOrderUser interface {
+	UsesShortestOrder() bool
+}
+
+// A WorkloadUser is a Policy that reads State.Workload (the unfinished work at
+// a server), which only the general engine tracks. Run runs such a policy on
+// EngineGeneral (with exponential service when Scenario.Service is nil) and
+// rejects the Markov engines for it.
+type WorkloadUser interface {
+	UsesWorkload() bool
+}
+
+// usesWorkload reports whether p reads State.Workload.
+func usesWorkload(p Policy) bool {
+	w, ok := p.(WorkloadUser)
+	return ok && w.UsesWorkload()
+}

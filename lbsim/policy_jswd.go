@@ -8,20 +8,6 @@ import (
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
-// A WorkloadUser is a Policy that reads State.Workload (the unfinished work at
-// a server), which only the general engine tracks. Run runs such a policy on
-// EngineGeneral (with exponential service when Scenario.Service is nil) and
-// rejects the Markov engines for it.
-type WorkloadUser interface {
-	UsesWorkload() bool
-}
-
-// usesWorkload reports whether p reads State.Workload.
-func usesWorkload(p Policy) bool {
-	w, ok := p.(WorkloadUser)
-	return ok && w.UsesWorkload()
-}
-
 // JSWd joins the shortest workload among d: each task samples d servers
 // uniformly at random without replacement and joins the one with the least
 // unfinished work (State.Workload), ties going to the first drawn (so

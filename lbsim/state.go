@@ -75,13 +75,6 @@ func newPolicyState(sys System, policy Policy) *State {
 // remove (the idle list or the idle bits are kept).
 func (s *State) tracksIdle() bool { return s.listed || s.idleBits != nil }
 
-// A ShortestOrderUser is a Policy that calls State.RandomShortest or
-// State.MinLen on every arrival and asks the engine to keep servers sorted by
-// length, which makes those calls O(1) (JSQ).
-type ShortestOrderUser interface {
-	UsesShortestOrder() bool
-}
-
 func newState(sys System, fullOrder bool) *State {
 	n := sys.N
 	s := &State{
