@@ -74,9 +74,9 @@ func newKeys() *param.Set {
 			Range: "> 0, and below the mean service rate unless allow_unstable",
 			Doc:   "arrival rate per server: tasks arrive at rate lambda*N", Check: param.Positive("number")},
 		param.Key{Name: keyPolicy, Kind: param.String, Arg: "NAME", Range: "a registered policy; required",
-			Doc: "dispatching policy, one of the names PolicyNames lists", Check: checkPolicyName},
+			Doc: "dispatching policy (lbsim run -h lists the policies, with the keys each takes)", Check: checkPolicyName},
 		param.Key{Name: keyD, Kind: param.Int, Arg: "D", For: []string{}, DefaultDoc: "2", Default: param.Constant(2),
-			Range: "1 <= d <= N", Doc: "servers sampled per task (walkers of nbrw-jsqd)",
+			Range: "1 <= d <= N", Doc: "servers sampled per task, or walkers of nbrw-jsqd",
 			Check: func(x any, v *param.Values) string {
 				if d := x.(int); d < 1 || d > servers(v) {
 					return fmt.Sprintf("must be between 1 and servers (%d)", servers(v))

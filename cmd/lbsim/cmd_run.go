@@ -156,7 +156,10 @@ func writePlot(path string, res *lbsim.Result) error {
 func printPolicies(w io.Writer) {
 	fmt.Fprintln(w, "\nPolicies (--policy) and the keys they take besides the common ones:")
 	for _, name := range lbsim.PolicyNames() {
-		keys := lbsim.Keys.VariantKeys(name)
-		fmt.Fprintf(w, "  %-26s %s\n", name, strings.Join(keys, ", "))
+		keys := strings.Join(lbsim.Keys.VariantKeys(name), ", ")
+		if keys == "" {
+			keys = "(none)"
+		}
+		fmt.Fprintf(w, "  %s\n      %s\n", name, keys)
 	}
 }
