@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -25,6 +26,16 @@ type Format struct {
 // below 2^32), in order, and stops at the first error, its own (naming the
 // line) or pair's (returned as is).
 func Read(r io.Reader, f Format, pair func(line int, a, b uint32) error) error {
+	return read(r, f, false, func(line int, a, b uint32, _ float64) error { return pair(line, a, b) })
+}
+
+// ReadWeighted is Read for lines that may carry a third field, a weight (a
+// finite number; 1 when absent).
+func ReadWeighted(r io.Reader, f Format, pair func(line int, a, b uint32, w float64) error) error {
+	return read(r, f, true, pair)
+}
+
+func read(r io.Reader, f Format, weighted bool, pair func(line int, a, b uint32, w float64) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -38,18 +49,26 @@ func Read(r io.Reader, f Format, pair func(line int, a, b uint32) error) error {
 		if len(fields) == 0 {
 			continue
 		}
-		if len(fields) != 2 {
+		if len(fields) != 2 && !(weighted && len(fields) == 3) {
 			return fmt.Errorf("%s: edge list line %d: want %s, got %d fields", f.Pkg, line, f.Want, len(fields))
 		}
 		var ids [2]uint32
-		for i, x := range fields {
+		for i, x := range fields[:2] {
 			v, err := strconv.ParseUint(x, 10, 32)
 			if err != nil {
 				return fmt.Errorf("%s: edge list line %d: bad %s %q", f.Pkg, line, f.IDs[i], x)
 			}
 			ids[i] = uint32(v)
 		}
-		if err := pair(line, ids[0], ids[1]); err != nil {
+		w := 1.0
+		if len(fields) == 3 {
+			x, err := strconv.ParseFloat(fields[2], 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s: edge list line %d: bad weight %q (want a finite number)", f.Pkg, line, fields[2])
+			}
+			w = x
+		}
+		if err := pair(line, ids[0], ids[1], w); err != nil {
 			return err
 		}
 	}
