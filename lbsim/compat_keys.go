@@ -40,8 +40,8 @@ var randomCompat = map[string]bool{"random": true, "random-types": true, "sparse
 
 // compatChoice: a compatibility graph is a design with its parameters, or
 // a file.
-var compatChoice = structureChoice{what: "compatibility graph", designKey: keyCompat, fileKey: keyCompatGraph,
-	designs: compatDesigns, params: compatDesignKeys}
+var compatChoice = param.DesignOrFile{What: "compatibility graph", DesignKey: keyCompat, FileKey: keyCompatGraph,
+	Designs: compatDesigns, Params: compatDesignKeys}
 
 // compatDesignKeys lists, per design, the parameter keys it takes.
 var compatDesignKeys = map[string][]string{
@@ -156,7 +156,7 @@ func (sp compatSpec) check() error {
 	if sp.file != "" && sp.hasSeed {
 		return fmt.Errorf("compat_seed = %d: a compatibility graph from a file takes no seed", sp.seed)
 	}
-	if err := compatChoice.check(sp.policy, sp.design, sp.file, sp.params); err != nil || sp.file != "" {
+	if err := compatChoice.Check(sp.policy, sp.design, sp.file, sp.params); err != nil || sp.file != "" {
 		return err
 	}
 	if sp.hasSeed && !randomCompat[sp.design] {

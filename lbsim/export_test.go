@@ -28,7 +28,7 @@ func GraphFromKeys(keys map[string]any) (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readGraphSpec(v).build()
+	return graph.SpecFromValues(v, v.Int("servers")).Build()
 }
 
 // CompatFromKeys builds the compatibility graph that the compatibility keys

@@ -1,0 +1,170 @@
+package redundancy
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/lbsim/notebooks/lbsim/mc"
+)
+
+// Result is what Simulate measured: means over the replications with their
+// 95% half-widths (Student t over replications; NaN with one replication).
+type Result struct {
+	Servers      int     `json:"servers"`
+	Lambda       float64 `json:"lambda"`
+	D            int     `json:"d"`
+	Pairs        string  `json:"pairs"`
+	Horizon      float64 `json:"horizon"`
+	Warmup       float64 `json:"warmup"`
+	Replications int     `json:"replications"`
+	Seed         uint64  `json:"seed"`
+	// Events counts replica events over all replications: d per arrival
+	// (replicas placed), one per completion, d-1 per completion
+	// (cancelled replicas); EventsPerSecond divides it by the wall time.
+	Events          int64   `json:"events"`
+	Arrivals        int64   `json:"arrivals"`
+	EventsPerSecond float64 `json:"events_per_second"`
+	Seconds         float64 `json:"seconds"`
+	// TasksDistribution[n] is the time-average P(N = n) over
+	// [Warmup, Horizon].
+	TasksDistribution     []float64 `json:"tasks_distribution"`
+	TasksDistributionCI95 []float64 `json:"tasks_distribution_ci95"`
+	MeanTasks             float64   `json:"mean_tasks"`
+	MeanTasksCI95         float64   `json:"mean_tasks_ci95"`
+	// MeanResponse is the mean sojourn of the tasks arriving in
+	// [Warmup, Horizon); ResponseQuantiles the quantiles of
+	// ResponseProbabilities (each the mean over replications of the
+	// replication's quantile, within a relative 2^-7 by the histogram).
+	MeanResponse          float64   `json:"mean_response"`
+	MeanResponseCI95      float64   `json:"mean_response_ci95"`
+	ResponseProbabilities []float64 `json:"response_probabilities"`
+	ResponseQuantiles     []float64 `json:"response_quantiles"`
+	ResponseQuantilesCI95 []float64 `json:"response_quantiles_ci95"`
+	// Occupancy[i-1] is q_i, the time-average fraction of servers holding
+	// at least i replicas.
+	Occupancy     []float64 `json:"occupancy"`
+	OccupancyCI95 []float64 `json:"occupancy_ci95"`
+	// Busy[j] is the fraction of time server j is busy.
+	Busy           []float64   `json:"busy"`
+	BusyCI95       []float64   `json:"busy_ci95"`
+	PerReplication []RepResult `json:"per_replication"`
+}
+
+// meanCI returns the mean and half-width over replications of x(r).
+func meanCI(reps int, x func(r int) float64) (float64, float64) {
+	xs := make([]float64, reps)
+	for r := range xs {
+		xs[r] = x(r)
+	}
+	return mc.MeanCI95(xs)
+}
+
+// vectorCI is meanCI for each index of vectors of unequal lengths (missing
+// entries are 0).
+func vectorCI(reps int, v func(r int) []float64) (mean, ci []float64) {
+	n := 0
+	for r := range reps {
+		n = max(n, len(v(r)))
+	}
+	mean, ci = make([]float64, n), make([]float64, n)
+	for k := range n {
+		mean[k], ci[k] = meanCI(reps, func(r int) float64 {
+			if xs := v(r); k < len(xs) {
+				return xs[k]
+			}
+			return 0
+		})
+	}
+	return mean, ci
+}
+
+func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
+	reps := len(out)
+	res := &Result{Servers: o.Servers, Lambda: o.Lambda, D: o.Dist.D(), Pairs: o.Dist.String(), Horizon: o.Horizon,
+		Warmup: o.Warmup, Replications: reps, Seed: o.Seed, PerReplication: out,
+		ResponseProbabilities: quantiles, Seconds: elapsed.Seconds()}
+	for _, rr := range out {
+		res.Events += rr.Events
+		res.Arrivals += rr.Arrivals
+	}
+	res.EventsPerSecond = float64(res.Events) / elapsed.Seconds()
+	res.MeanTasks, res.MeanTasksCI95 = meanCI(reps, func(r int) float64 { return out[r].MeanTasks })
+	res.MeanResponse, res.MeanResponseCI95 = meanCI(reps, func(r int) float64 { return out[r].MeanResponse })
+	res.TasksDistribution, res.TasksDistributionCI95 = vectorCI(reps, func(r int) []float64 { return out[r].TasksDistribution })
+	res.Occupancy, res.OccupancyCI95 = vectorCI(reps, func(r int) []float64 { return out[r].Occupancy })
+	res.ResponseQuantiles, res.ResponseQuantilesCI95 = vectorCI(reps, func(r int) []float64 { return out[r].ResponseQuantiles })
+	res.Busy, res.BusyCI95 = vectorCI(reps, func(r int) []float64 { return out[r].busy })
+	return res
+}
+
+// num is x for JSON: null when NaN or infinite.
+func num(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+func nums(xs []float64) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = num(x)
+	}
+	return out
+}
+
+// MarshalJSON writes NaN and infinite numbers (a half-width of one
+// replication) as null.
+func (r RepResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Events            int64 `json:"events"`
+		Arrivals          int64 `json:"arrivals"`
+		Completions       int64 `json:"completions"`
+		Cancellations     int64 `json:"cancellations"`
+		MeanTasks         any   `json:"mean_tasks"`
+		MeanResponse      any   `json:"mean_response"`
+		Responses         int64 `json:"responses"`
+		ResponseQuantiles []any `json:"response_quantiles"`
+		TasksDistribution []any `json:"tasks_distribution"`
+		Occupancy         []any `json:"occupancy"`
+	}{r.Events, r.Arrivals, r.Completions, r.Cancellations, num(r.MeanTasks), num(r.MeanResponse), r.Responses,
+		nums(r.ResponseQuantiles), nums(r.TasksDistribution), nums(r.Occupancy)})
+}
+
+// MarshalJSON writes NaN and infinite numbers (half-widths of one
+// replication) as null, keys in snake case.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Servers               int         `json:"servers"`
+		Lambda                float64     `json:"lambda"`
+		D                     int         `json:"d"`
+		Pairs                 string      `json:"pairs"`
+		Horizon               float64     `json:"horizon"`
+		Warmup                float64     `json:"warmup"`
+		Replications          int         `json:"replications"`
+		Seed                  uint64      `json:"seed"`
+		Events                int64       `json:"events"`
+		Arrivals              int64       `json:"arrivals"`
+		EventsPerSecond       any         `json:"events_per_second"`
+		Seconds               float64     `json:"seconds"`
+		TasksDistribution     []any       `json:"tasks_distribution"`
+		TasksDistributionCI95 []any       `json:"tasks_distribution_ci95"`
+		MeanTasks             any         `json:"mean_tasks"`
+		MeanTasksCI95         any         `json:"mean_tasks_ci95"`
+		MeanResponse          any         `json:"mean_response"`
+		MeanResponseCI95      any         `json:"mean_response_ci95"`
+		ResponseProbabilities []float64   `json:"response_probabilities"`
+		ResponseQuantiles     []any       `json:"response_quantiles"`
+		ResponseQuantilesCI95 []any       `json:"response_quantiles_ci95"`
+		Occupancy             []any       `json:"occupancy"`
+		OccupancyCI95         []any       `json:"occupancy_ci95"`
+		Busy                  []any       `json:"busy"`
+		BusyCI95              []any       `json:"busy_ci95"`
+		PerReplication        []RepResult `json:"per_replication"`
+	}{r.Servers, r.Lambda, r.D, r.Pairs, r.Horizon, r.Warmup, r.Replications, r.Seed, r.Events, r.Arrivals,
+		num(r.EventsPerSecond), r.Seconds, nums(r.TasksDistribution), nums(r.TasksDistributionCI95),
+		num(r.MeanTasks), num(r.MeanTasksCI95), num(r.MeanResponse), num(r.MeanResponseCI95),
+		r.ResponseProbabilities, nums(r.ResponseQuantiles), nums(r.ResponseQuantilesCI95),
+		nums(r.Occupancy), nums(r.OccupancyCI95), nums(r.Busy), nums(r.BusyCI95), r.PerReplication})
+}
