@@ -35,7 +35,9 @@
 // WalkJSQd (d persistent non-backtracking or simple random walkers, whose
 // positions are the candidates: Tang-Subramanian); under compatibility
 // constraints between servers and task types (package compat) CompatJSQd and
-// CompatJSQ (Rutten-Mukherjee); and JSWd (least workload of d). Users write
+// CompatJSQ (Rutten-Mukherjee); JSWd (least workload of d); JBT (join below
+// threshold); and PairJSQ (power-of-two under non-uniform pair sampling,
+// package pairs: Cardinaels-Borst-van Leeuwaarden). Users write
 // their own by implementing the two methods of Policy, in a notebook if they
 // like; optional interfaces add what a policy can do:
 //
