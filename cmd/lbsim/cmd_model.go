@@ -103,9 +103,9 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	figures := map[string]any{}
 	for _, f := range out.Figures {
 		if f.IsVector() {
-			figures[f.Name] = f.Vector
+			figures[f.Name] = jsonValues(f.Vector)
 			if f.VectorCI95 != nil {
-				figures[f.Name+"_ci95"] = f.VectorCI95
+				figures[f.Name+"_ci95"] = jsonValues(f.VectorCI95)
 			}
 			continue
 		}
@@ -136,6 +136,14 @@ func writeResult(stdout io.Writer, data []byte) error {
 		return failure(err)
 	}
 	return nil
+}
+
+func jsonValues(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = jsonValue(x)
+	}
+	return out
 }
 
 // jsonValue writes a formatted figure as a JSON number when it is one

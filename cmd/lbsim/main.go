@@ -18,6 +18,9 @@
 package main
 
 import (
+	// The models with a subcommand of their own register themselves.
+	_ "github.com/lbsim/notebooks/lbsim/redundancy"
+
 	"context"
 	"errors"
 	"fmt"

@@ -25,7 +25,7 @@ type ExactOptions struct {
 	// LightTraffic is the number K of light-traffic coefficients a_1..a_K
 	// of Solution.LightTraffic (default 8; < 0: none).
 	LightTraffic int
-	// MaxLevels bounds the levels n of the distribution (default 1e6).
+	// MaxLevels bounds the levels n of the distribution (default 1e5).
 	MaxLevels int
 }
 
@@ -160,7 +160,8 @@ func (s *system) level(f, g []float64, w float64) {
 			g[t] += x * s.p[i]
 		}
 	}
-	for k := range g {
+	g[0] = 0 // the empty union is left at the first arrival
+	for k := 1; k < len(g); k++ {
 		g[k] /= s.muU[k]
 	}
 }
@@ -218,7 +219,7 @@ func Exact(dist *pairs.Dist, lambda float64, rates []float64, opts ExactOptions)
 		opts.LightTraffic = 8
 	}
 	if opts.MaxLevels == 0 {
-		opts.MaxLevels = 1e6
+		opts.MaxLevels = 1e5
 	}
 	s, err := newSystem(dist, rates)
 	if err != nil {
@@ -227,23 +228,28 @@ func Exact(dist *pairs.Dist, lambda float64, rates []float64, opts ExactOptions)
 	n := s.n
 	w := lambda * float64(n)
 	stay, ratio := s.stay(w)
-	if !(ratio < 1) {
+	if !(ratio < 1-stableMargin) {
 		_, worst, _ := LoadRatio(dist, lambda, rates)
 		return nil, stabilityError(lambda, ratio, worst, n)
 	}
 	sol := &Solution{Servers: n, Lambda: lambda, TotalRate: w, Classes: len(s.masks), Unions: len(s.unions),
 		LoadRatio: ratio}
 
-	// Normalising constant Z = h(0) with h = (I-T)^{-1} 1; E[N] Z = h2(0) - h(0)
-	// with h2 = (I-T)^{-1} h, since sum_n n T^n = (I-T)^{-2} - (I-T)^{-1}.
-	ones := make([]float64, len(s.unions))
-	for k := range ones {
-		ones[k] = 1
+	// Normalising constant Z = h(0) with h = (I-T)^{-1} 1, and E[N] Z =
+	// h2(0) - h(0) with h2 = (I-T)^{-1} h, since sum_n n T^n = (I-T)^{-2} -
+	// (I-T)^{-1}. To avoid cancellation in light traffic the solves work with
+	// e = h - 1 = (I-T)^{-1} T1 and h2 - h = (I-T)^{-1} e.
+	c := len(s.masks)
+	t1 := make([]float64, len(s.unions))
+	for k := range t1 {
+		for i, t := range s.next[k*c : k*c+c] {
+			t1[k] += w * s.p[i] / s.muU[t]
+		}
 	}
-	h := s.solveBack(ones, stay, w)
-	h2 := s.solveBack(h, stay, w)
-	z := h[0]
-	sol.MeanTasks = (h2[0] - h[0]) / z
+	e := s.solveBack(t1, stay, w)
+	e2 := s.solveBack(e, stay, w)
+	z := 1 + e[0]
+	sol.MeanTasks = e2[0] / z
 	sol.MeanResponse = sol.MeanTasks / w
 
 	// Union distribution: P(U) = v(U)/Z.
@@ -260,7 +266,8 @@ func Exact(dist *pairs.Dist, lambda float64, rates []float64, opts ExactOptions)
 	sol.Occupancy = []float64{q1}
 
 	// P(N = n) level by level; the mass beyond level n is exactly
-	// F_n . (h - 1) (T h = h - 1), so the loop stops when it is below Tol.
+	// F_n . (h - 1) = F_n . e (T h = h - 1), so the loop stops when it is
+	// below Tol.
 	f := make([]float64, len(s.unions))
 	g := make([]float64, len(s.unions))
 	f[0] = 1
@@ -268,14 +275,14 @@ func Exact(dist *pairs.Dist, lambda float64, rates []float64, opts ExactOptions)
 		mass, tail := 0.0, 0.0
 		for k, x := range f {
 			mass += x
-			tail += x * (h[k] - 1)
+			tail += x * e[k]
 		}
 		sol.TasksDistribution = append(sol.TasksDistribution, mass/z)
 		sol.TailMass = math.Max(0, tail/z)
 		if sol.TailMass < opts.Tol {
 			break
 		}
-		if lv >= opts.MaxLevels {
+		if lv >= opts.MaxLevels || math.IsNaN(tail) {
 			return nil, fmt.Errorf("redundancy: lambda = %v: P(N > %d) = %.3g is still above Tol = %v (load ratio %.6g); "+
 				"raise MaxLevels", lambda, lv, sol.TailMass, opts.Tol, ratio)
 		}

@@ -27,7 +27,7 @@ func mustList(t testing.TB, n int, list string) *pairs.Dist {
 }
 
 func mustRing(t testing.TB, n int) *pairs.Dist {
-	g, err := graph.Ring(n, 2)
+	g, err := graph.Ring(n, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,14 +338,27 @@ func TestUniformBeatsRing(t *testing.T) {
 	}
 }
 
-// 12 servers with all 66 pairs: 4096 unions, in well under a second.
+// 12 servers with all 66 pairs: 4096 - 12 reachable unions (no single
+// server). Every completion of a replica in service is a departure, so
+// sum_j mu_j P(j busy) = Lambda: q_1 = lambda with unit rates (1e-12: the
+// rounding of sums over 4084 unions).
 func TestExactTwelveServers(t *testing.T) {
 	s := mustExact(t, mustUniform(t, 12, 2), 0.9, nil)
 	if s.Unions != 4096-12 || s.Classes != 66 {
 		t.Errorf("%d unions, %d classes", s.Unions, s.Classes)
 	}
-	if !closeTo(s.Occupancy[0]*12, 0.9*12*float64(1), 12) {
-		t.Errorf("q1 = %v", s.Occupancy[0])
+	if !closeTo(s.Occupancy[0], 0.9, 1e-12) {
+		t.Errorf("q1 = %v, want lambda = 0.9", s.Occupancy[0])
+	}
+	// With unequal rates on the ring of 6, throughput is sum mu_j busy_j.
+	rates := []float64{1, 2, 0.5, 1, 1.5, 0.8}
+	r := mustExact(t, mustRing(t, 6), 0.6, rates)
+	thr := 0.0
+	for j, b := range r.Busy {
+		thr += rates[j] * b
+	}
+	if !closeTo(thr, 0.6*6, 1e-12) {
+		t.Errorf("ring6: sum mu_j busy_j = %v, want Lambda = 3.6", thr)
 	}
 }
 

@@ -408,7 +408,7 @@ func (o *Options) Check() error {
 	if err != nil {
 		return err
 	}
-	if !(ratio < 1) {
+	if !(ratio < 1-stableMargin) {
 		return stabilityError(o.Lambda, ratio, worst, o.Servers)
 	}
 	return nil

@@ -271,6 +271,10 @@ func (f *flow) maxflow(s, t int, eps float64) {
 	}
 }
 
+// stableMargin is how far below 1 the load ratio must be: a ratio within
+// rounding of 1 (six pairs of probability 1/6 sum to 1 - 2^-53) is unstable.
+const stableMargin = 1e-12
+
 // stabilityError is the error of an unstable input, naming lambda.
 func stabilityError(lambda, ratio float64, worst []int, n int) error {
 	what := fmt.Sprintf("the servers %v", head(worst, 8))

@@ -1,0 +1,231 @@
+package redundancy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/pairs"
+	"github.com/lbsim/notebooks/lbsim/param"
+)
+
+// The keys of the redundancy model besides those of package pairs.
+const (
+	keyServers      = "servers"
+	keyLambda       = "lambda"
+	keyD            = "d"
+	keyRates        = "rates"
+	keyHorizon      = "horizon"
+	keyWarmup       = "warmup"
+	keyReplications = model.KeyReplications
+	keySeed         = model.KeySeed
+	keyExact        = "exact"
+)
+
+// DefaultHorizon is the simulated time of a replication when none is given.
+const DefaultHorizon = 1000.0
+
+// Keys declares the parameters of the redundancy model: `lbsim redundancy`
+// flags, scenario-file keys and sweep axes.
+var Keys = newKeys()
+
+func newKeys() *param.Set {
+	s := param.NewSet("lbsim redundancy", "")
+	sim := []string{param.SimulationOnly}
+	s.Add(
+		param.Key{Name: keyServers, Kind: param.Int, Arg: "N", Required: true, Range: "an integer >= 1",
+			Doc: "number of servers N (at most 20 with exact)", Check: param.IntAtLeast(1)},
+		param.Key{Name: keyLambda, Kind: param.Float, Arg: "X", Required: true,
+			Range: "> 0, and Lambda*P(S in A) < mu(A) for every set A of servers",
+			Doc:   "arrival rate per server: tasks arrive at rate lambda*N", Check: param.Positive("number")},
+		param.Key{Name: keyD, Kind: param.Int, Arg: "D", DefaultDoc: "2", Default: param.Constant(2),
+			Range: "1 <= d <= N; 2 unless pairs is uniform", Doc: "servers each task is replicated to",
+			Check: func(x any, v *param.Values) string {
+				if d, n := x.(int), v.Int(keyServers); d < 1 || d > n {
+					return fmt.Sprintf("must be between 1 and servers (%d)", n)
+				}
+				return ""
+			}},
+		param.Key{Name: keyRates, Kind: param.Floats, Arg: "LIST", DefaultDoc: "all 1",
+			Doc: "service rate of each server (comma-separated, one per server)",
+			Check: func(x any, v *param.Values) string {
+				xs := x.([]float64)
+				if n := v.Int(keyServers); len(xs) != n {
+					return fmt.Sprintf("got %d values, want one per server (%d)", len(xs), n)
+				}
+				for j, mu := range xs {
+					if math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0 {
+						return fmt.Sprintf("%s[%d] = %v: must be a finite rate > 0", keyRates, j, mu)
+					}
+				}
+				return ""
+			}},
+	)
+	// The pair-sampling keys: pairs before graph_seed, whose default reads
+	// pairs and seed.
+	var graphKeys []param.Key
+	for _, k := range graph.Keys() {
+		if slices.Contains(pairs.KeyNames, k.Name) {
+			k.For = nil
+			graphKeys = append(graphKeys, k)
+		}
+	}
+	for _, k := range pairs.Keys() {
+		k.For = nil
+		s.Add(k)
+	}
+	s.Add(
+		param.Key{Name: keyHorizon, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "1000",
+			Default: param.Constant(DefaultHorizon), Doc: "simulated time of each replication",
+			Check: param.Positive("time")},
+		param.Key{Name: keyWarmup, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "horizon/10",
+			Default: func(v *param.Values) (any, bool) { return v.Float(keyHorizon) / 10, true },
+			Range:   "in [0, horizon)", Doc: "time discarded before measuring (0: none; the system starts empty)",
+			Check: func(x any, v *param.Values) string {
+				if w := x.(float64); !(w >= 0 && w < v.Float(keyHorizon)) {
+					return fmt.Sprintf("must be >= 0 and below horizon (%v)", v.Float(keyHorizon))
+				}
+				return ""
+			}},
+		param.Key{Name: keyReplications, Kind: param.Int, Arg: "R", Tags: sim, DefaultDoc: "1",
+			Default: param.Constant(1), Doc: "independent replications (95% half-widths need >= 2)",
+			Check: param.IntAtLeast(1)},
+		param.Key{Name: keySeed, Kind: param.Uint, Arg: "S", Tags: sim, DefaultDoc: "0", Default: param.Constant(0),
+			Range: "an integer in [0, 2^64-1]", Doc: "root seed; replication r draws from mc.Stream(seed, r)"},
+	)
+	s.Add(graphKeys...)
+	s.Add(param.Key{Name: keyExact, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
+		Doc: "print the exact product-form solution (servers <= 20) instead of simulating"})
+	return s
+}
+
+// distFromValues builds the pair distribution and the rates of completed
+// values.
+func distFromValues(v *param.Values) (*pairs.Dist, []float64, error) {
+	n, d := v.Int(keyServers), v.Int(keyD)
+	dist, err := pairs.FromValues(v, n, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dist, v.Floats(keyRates), nil
+}
+
+// validate checks what depends on several keys, without building a
+// topology: the pairs keys, the size of an exact solution and stability
+// for uniform sets (explicit pairs are checked when built).
+func validate(v *param.Values) error {
+	n, d := v.Int(keyServers), v.Int(keyD)
+	if err := pairs.Check(v, n, d); err != nil {
+		return err
+	}
+	if v.Bool(keyExact) && n > MaxExactServers {
+		return fmt.Errorf("%s = %d: exact takes at most %d servers", keyServers, n, MaxExactServers)
+	}
+	if v.String(pairs.KeyPairs) == "uniform" {
+		dist, err := pairs.Uniform(n, d)
+		if err != nil {
+			return err
+		}
+		if ratio, worst, err := LoadRatio(dist, v.Float(keyLambda), v.Floats(keyRates)); err != nil {
+			return err
+		} else if !(ratio < 1-stableMargin) {
+			return stabilityError(v.Float(keyLambda), ratio, worst, n)
+		}
+	}
+	return nil
+}
+
+// Model is the redundancy model of the experiment layer: `lbsim redundancy`
+// runs one point of it.
+var Model = &model.Model{
+	Name:     "redundancy",
+	Command:  "redundancy",
+	Summary:  "redundancy-d with cancel-on-complete: each task replicated to a sampled set of servers, FCFS, the first completion cancels the rest",
+	Keys:     Keys,
+	Run:      runPoint,
+	Validate: validate,
+	Cost: func(v *param.Values) float64 {
+		if v.Bool(keyExact) {
+			return 1
+		}
+		// About 2d replica events per task.
+		return 1 + 2*float64(v.Int(keyD))*v.Float(keyLambda)*float64(v.Int(keyServers))*v.Float(keyHorizon)*
+			float64(v.Int(keyReplications))
+	},
+}
+
+func init() { model.MustRegister(Model) }
+
+func runPoint(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
+	dist, rates, err := distFromValues(v)
+	if err != nil {
+		return nil, err
+	}
+	if v.Bool(keyExact) {
+		sol, err := Exact(dist, v.Float(keyLambda), rates, ExactOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return &model.Outcome{Figures: sol.Figures(), Result: sol}, nil
+	}
+	res, err := Simulate(ctx, Options{Servers: v.Int(keyServers), Lambda: v.Float(keyLambda), Dist: dist, Rates: rates,
+		Horizon: v.Float(keyHorizon), Warmup: v.Float(keyWarmup), Replications: v.Int(keyReplications),
+		Seed: v.Uint(keySeed), Workers: workers, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return &model.Outcome{Figures: res.Figures(), PerReplication: res.ReplicationFigures(), Result: res}, nil
+}
+
+// Figures returns the summary figures of a simulation: replications,
+// events, mean_tasks, mean_response (with _ci95), the response quantiles
+// (response_p50, ...), p_tasks (P(N = 0), P(N = 1), ...) and q (q_1, q_2,
+// ...) with their half-widths.
+func (r *Result) Figures() []model.Figure {
+	figs := []model.Figure{
+		model.Int("replications", int64(r.Replications)),
+		model.Int("events", r.Events),
+		model.FloatCI("mean_tasks", r.MeanTasks, r.MeanTasksCI95),
+		model.FloatCI("mean_response", r.MeanResponse, r.MeanResponseCI95),
+	}
+	for i, p := range r.ResponseProbabilities {
+		figs = append(figs, model.FloatCI("response_p"+model.FormatFloat(100*p), r.ResponseQuantiles[i],
+			r.ResponseQuantilesCI95[i]))
+	}
+	return append(figs,
+		model.Vector("p_tasks", r.TasksDistribution, r.TasksDistributionCI95, 0),
+		model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+}
+
+// ReplicationFigures returns each replication's figures.
+func (r *Result) ReplicationFigures() [][]model.Figure {
+	out := make([][]model.Figure, len(r.PerReplication))
+	for k, rr := range r.PerReplication {
+		out[k] = []model.Figure{
+			model.Int("events", rr.Events),
+			model.Float("mean_tasks", rr.MeanTasks),
+			model.Float("mean_response", rr.MeanResponse),
+			model.Vector("p_tasks", rr.TasksDistribution, nil, 0),
+			model.Vector("q", rr.Occupancy, nil, 0),
+		}
+	}
+	return out
+}
+
+// Figures returns the figures of an exact solution: mean_tasks,
+// mean_response, load_ratio, tail_mass, p_tasks, q (q_1 only) and the
+// light-traffic coefficients light_traffic (a_1, a_2, ...).
+func (s *Solution) Figures() []model.Figure {
+	return []model.Figure{
+		model.Float("mean_tasks", s.MeanTasks),
+		model.Float("mean_response", s.MeanResponse),
+		model.Float("load_ratio", s.LoadRatio),
+		model.Float("tail_mass", s.TailMass),
+		model.Vector("p_tasks", s.TasksDistribution, nil, 0),
+		model.Vector("q", s.Occupancy, nil, 0),
+		model.Vector("light_traffic", s.LightTraffic, nil, 0),
+	}
+}
