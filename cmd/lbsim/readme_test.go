@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/param"
+	"github.com/lbsim/notebooks/lbsim/redundancy"
 )
 
 var updateREADME = flag.Bool("update", false, "rewrite the generated tables of README.md")
@@ -16,25 +18,39 @@ var updateREADME = flag.Bool("update", false, "rewrite the generated tables of R
 // declarations (lbsim.Keys); this test fails when it is out of date, and
 // `go test ./cmd/lbsim -run TestREADMEKeyTable -update` rewrites it.
 func TestREADMEKeyTable(t *testing.T) {
-	const begin, end = "<!-- keys: lbsim run; generated from lbsim.Keys by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n", "<!-- /keys -->"
+	tables := []struct {
+		begin string
+		keys  *param.Set
+	}{
+		{"<!-- keys: lbsim run; generated from lbsim.Keys by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n", lbsim.Keys},
+		{"<!-- keys: lbsim redundancy; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
+			redundancy.Model.Keys},
+	}
+	const end = "<!-- /keys -->"
 	data, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(data)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README.md has no generated key table (markers %q ... %q)", begin, end)
-	}
-	var b bytes.Buffer
-	lbsim.Keys.MarkdownTable(&b, nil)
-	if got := s[i+len(begin) : j]; got != b.String() {
-		if *updateREADME {
-			if err := os.WriteFile("README.md", []byte(s[:i+len(begin)]+b.String()+s[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
+	stale := false
+	for _, tb := range tables {
+		i := strings.Index(s, tb.begin)
+		j := strings.Index(s[max(i, 0):], end) + max(i, 0)
+		if i < 0 || j < i {
+			t.Fatalf("README.md has no generated key table (markers %q ... %q)", tb.begin, end)
 		}
-		t.Errorf("the key table of README.md is out of date; run go test ./cmd/lbsim -run TestREADMEKeyTable -update")
+		var b bytes.Buffer
+		tb.keys.MarkdownTable(&b, nil)
+		if s[i+len(tb.begin):j] != b.String() {
+			stale = true
+			s = s[:i+len(tb.begin)] + b.String() + s[j:]
+		}
+	}
+	if stale && *updateREADME {
+		if err := os.WriteFile("README.md", []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if stale {
+		t.Errorf("a key table of README.md is out of date; run go test ./cmd/lbsim -run TestREADMEKeyTable -update")
 	}
 }

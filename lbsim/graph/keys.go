@@ -11,7 +11,7 @@ import (
 )
 
 // The scenario keys of a graph (package param): a topology and its
-// parameters, or an edge-list file, and the seed of the random Topologies.
+// parameters, or an edge-list file, and the seed of the random topologies.
 // Every model whose structure is a graph on its servers (the graph policies
 // of the dispatch simulator, pair sampling, ...) declares these keys with
 // Keys and reads them with SpecFromValues. Checks that depend on the topology
@@ -88,7 +88,7 @@ func Keys() []param.Key {
 		{Name: KeyGraph, Kind: param.String, Arg: "FILE", For: []string{},
 			Doc: "edge-list file for the graph policies instead of topology: \"u v\" per line, 0-based ids below N, # comments"},
 		{Name: KeyGraphSeed, Kind: param.Uint, Arg: "S", For: []string{}, DefaultDoc: "seed",
-			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random Topologies er, regular and geometric",
+			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random topologies er, regular and geometric",
 			Default: func(v *param.Values) (any, bool) {
 				// The topology is the topology key's, or the pairs key's
 				// of pair sampling (package pairs).
