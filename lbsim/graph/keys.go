@@ -33,7 +33,7 @@ var KeyNames = []string{KeyTopology, KeyDegree, KeyP, KeyRadius, KeySplit, KeyCl
 // Topologies are the values of the topology key, in the order of the help.
 var Topologies = []string{"complete", "er", "regular", "ring", "torus", "geometric", "split", "pendant"}
 
-// randomTopology lists the Topologies drawn from graph_seed.
+// randomTopology lists the topologies drawn from graph_seed.
 var randomTopology = map[string]bool{"er": true, "regular": true, "geometric": true}
 
 // graphChoice: a graph is a topology with its parameters, or a file.
@@ -224,7 +224,7 @@ func (sp Spec) Check(who string) error {
 //     of them;
 //
 // or the edge-list file Graph ("u v" per line, ids < N). The random
-// Topologies (er, regular, geometric) draw from a stream determined by
+// topologies (er, regular, geometric) draw from a stream determined by
 // graph_seed (default: seed), so the same spec always gives the same graph,
 // independently of the replications' streams.
 func (sp Spec) Build() (*Graph, error) {
