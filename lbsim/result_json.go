@@ -2,7 +2,8 @@ package lbsim
 
 import (
 	"encoding/json"
-	"math"
+
+	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 // MarshalJSON writes the result with snake_case keys, the ones `lbsim run`
@@ -23,16 +24,16 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	for k, rr := range r.PerReplication {
 		per[k] = map[string]any{
 			"events":                rr.Events,
-			"occupancy":             nums(rr.Occupancy),
-			"mean_tasks_per_server": num(rr.MeanTasksPerServer),
-			"mean_sojourn":          num(rr.MeanSojourn),
-			"wait_probability":      num(rr.WaitProbability),
+			"occupancy":             model.JSONNumbers(rr.Occupancy),
+			"mean_tasks_per_server": model.JSONNumber(rr.MeanTasksPerServer),
+			"mean_sojourn":          model.JSONNumber(rr.MeanSojourn),
+			"wait_probability":      model.JSONNumber(rr.WaitProbability),
 			"max_queue_length":      rr.MaxQueueLength,
 		}
 	}
 	quantiles := make([]map[string]any, len(r.SojournQuantiles))
 	for k, q := range r.SojournQuantiles {
-		quantiles[k] = map[string]any{"p": q.P, "value": num(q.Value)}
+		quantiles[k] = map[string]any{"p": q.P, "value": model.JSONNumber(q.Value)}
 	}
 	out := map[string]any{
 		"scenario":                   scenario,
@@ -40,16 +41,16 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		"engine":                     r.Engine,
 		"replications":               r.Replications,
 		"events":                     r.Events,
-		"wall_seconds":               num(r.WallSeconds),
-		"events_per_second":          num(r.EventsPerSecond),
-		"occupancy":                  nums(r.Occupancy),
-		"occupancy_ci95":             nums(r.OccupancyCI95),
-		"mean_tasks_per_server":      num(r.MeanTasksPerServer),
-		"mean_tasks_per_server_ci95": num(r.MeanTasksPerServerCI95),
-		"mean_sojourn":               num(r.MeanSojourn),
-		"mean_sojourn_ci95":          num(r.MeanSojournCI95),
-		"wait_probability":           num(r.WaitProbability),
-		"wait_probability_ci95":      num(r.WaitProbabilityCI95),
+		"wall_seconds":               model.JSONNumber(r.WallSeconds),
+		"events_per_second":          model.JSONNumber(r.EventsPerSecond),
+		"occupancy":                  model.JSONNumbers(r.Occupancy),
+		"occupancy_ci95":             model.JSONNumbers(r.OccupancyCI95),
+		"mean_tasks_per_server":      model.JSONNumber(r.MeanTasksPerServer),
+		"mean_tasks_per_server_ci95": model.JSONNumber(r.MeanTasksPerServerCI95),
+		"mean_sojourn":               model.JSONNumber(r.MeanSojourn),
+		"mean_sojourn_ci95":          model.JSONNumber(r.MeanSojournCI95),
+		"wait_probability":           model.JSONNumber(r.WaitProbability),
+		"wait_probability_ci95":      model.JSONNumber(r.WaitProbabilityCI95),
 		"sojourn_quantiles":          quantiles,
 		"max_queue_length":           r.MaxQueueLength,
 		"per_replication":            per,
@@ -58,23 +59,4 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		out["scenario_note"] = note
 	}
 	return json.Marshal(out)
-}
-
-// num returns x, or nil (JSON null) when x is NaN or infinite.
-func num(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
-}
-
-func nums(xs []float64) []any {
-	if xs == nil {
-		return nil
-	}
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = num(x)
-	}
-	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lbsim/notebooks/lbsim"
 	"github.com/lbsim/notebooks/lbsim/exact"
+	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -195,15 +196,15 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 		"states":                sol.States,
 		"policy_states":         sol.PolicyStates,
 		"transitions":           sol.Transitions,
-		"occupancy":             nums(sol.Occupancy), // q_1, ..., as in lbsim run
+		"occupancy":             model.JSONNumbers(sol.Occupancy), // q_1, ..., as in lbsim run
 		"queue_length":          numRows(sol.QueueLength),
-		"mean_tasks_per_server": num(sol.MeanTasksPerServer),
-		"mean_sojourn":          num(sol.MeanSojourn),
-		"wait_probability":      num(sol.WaitProbability),
-		"accepted_rate":         num(sol.AcceptedRate),
-		"loss_probability":      num(sol.LossProbability),
-		"truncation_mass":       num(sol.TruncationMass),
-		"residual":              num(sol.Residual),
+		"mean_tasks_per_server": model.JSONNumber(sol.MeanTasksPerServer),
+		"mean_sojourn":          model.JSONNumber(sol.MeanSojourn),
+		"wait_probability":      model.JSONNumber(sol.WaitProbability),
+		"accepted_rate":         model.JSONNumber(sol.AcceptedRate),
+		"loss_probability":      model.JSONNumber(sol.LossProbability),
+		"truncation_mass":       model.JSONNumber(sol.TruncationMass),
+		"residual":              model.JSONNumber(sol.Residual),
 		"iterations":            sol.Iterations,
 		"wall_seconds":          wall,
 	}
@@ -217,26 +218,10 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	return writeResult(stdout, data)
 }
 
-// num returns x, or nil (JSON null) when x is not a finite number.
-func num(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
-}
-
-func nums(xs []float64) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = num(x)
-	}
-	return out
-}
-
 func numRows(rows [][]float64) [][]any {
 	out := make([][]any, len(rows))
 	for i, r := range rows {
-		out[i] = nums(r)
+		out[i] = model.JSONNumbers(r)
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/lbsim/notebooks/lbsim/meanfield"
+	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
 
@@ -255,13 +256,13 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		"levels":               K,
 		"neglected_mass":       neglected,
 		"top_level_max":        topMax,
-		"order_violation":      num(path.OrderViolation),
+		"order_violation":      model.JSONNumber(path.OrderViolation),
 		"steps":                path.Steps,
-		"fixed_point":          nums(fixed),
-		"fixed_point_residual": num(residual),
-		"mean_tasks":           num(meanfield.MeanTasks(fixed)),
-		"mean_sojourn":         num(meanfield.MeanSojourn(fixed, lambda)),
-		"wait_probability":     num(wait),
+		"fixed_point":          model.JSONNumbers(fixed),
+		"fixed_point_residual": model.JSONNumber(residual),
+		"mean_tasks":           model.JSONNumber(meanfield.MeanTasks(fixed)),
+		"mean_sojourn":         model.JSONNumber(meanfield.MeanSojourn(fixed, lambda)),
+		"wait_probability":     model.JSONNumber(wait),
 	}
 	data, err := encodeResult(out)
 	if err != nil {

@@ -187,3 +187,24 @@ func (m *Model) Point(v *param.Values, seed uint64, replications int) (*param.Va
 	}
 	return v, nil
 }
+
+// JSONNumber is x for encoding/json: nil (null) when x is NaN or infinite,
+// which JSON cannot write (a half-width of a single replication).
+func JSONNumber(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+// JSONNumbers is JSONNumber for each of xs (nil for nil).
+func JSONNumbers(xs []float64) []any {
+	if xs == nil {
+		return nil
+	}
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = JSONNumber(x)
+	}
+	return out
+}

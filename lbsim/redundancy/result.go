@@ -2,10 +2,10 @@ package redundancy
 
 import (
 	"encoding/json"
-	"math"
 	"time"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 // Result is what Simulate measured: means over the replications with their
@@ -98,22 +98,6 @@ func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Du
 	return res
 }
 
-// num is x for JSON: null when NaN or infinite.
-func num(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
-}
-
-func nums(xs []float64) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = num(x)
-	}
-	return out
-}
-
 // MarshalJSON writes NaN and infinite numbers (a half-width of one
 // replication) as null.
 func (r RepResult) MarshalJSON() ([]byte, error) {
@@ -128,8 +112,8 @@ func (r RepResult) MarshalJSON() ([]byte, error) {
 		ResponseQuantiles []any `json:"response_quantiles"`
 		TasksDistribution []any `json:"tasks_distribution"`
 		Occupancy         []any `json:"occupancy"`
-	}{r.Events, r.Arrivals, r.Completions, r.Cancellations, num(r.MeanTasks), num(r.MeanResponse), r.Responses,
-		nums(r.ResponseQuantiles), nums(r.TasksDistribution), nums(r.Occupancy)})
+	}{r.Events, r.Arrivals, r.Completions, r.Cancellations, model.JSONNumber(r.MeanTasks), model.JSONNumber(r.MeanResponse), r.Responses,
+		model.JSONNumbers(r.ResponseQuantiles), model.JSONNumbers(r.TasksDistribution), model.JSONNumbers(r.Occupancy)})
 }
 
 // MarshalJSON writes NaN and infinite numbers (half-widths of one
@@ -163,8 +147,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		BusyCI95              []any       `json:"busy_ci95"`
 		PerReplication        []RepResult `json:"per_replication"`
 	}{r.Servers, r.Lambda, r.D, r.Pairs, r.Horizon, r.Warmup, r.Replications, r.Seed, r.Events, r.Arrivals,
-		num(r.EventsPerSecond), r.Seconds, nums(r.TasksDistribution), nums(r.TasksDistributionCI95),
-		num(r.MeanTasks), num(r.MeanTasksCI95), num(r.MeanResponse), num(r.MeanResponseCI95),
-		r.ResponseProbabilities, nums(r.ResponseQuantiles), nums(r.ResponseQuantilesCI95),
-		nums(r.Occupancy), nums(r.OccupancyCI95), nums(r.Busy), nums(r.BusyCI95), r.PerReplication})
+		model.JSONNumber(r.EventsPerSecond), r.Seconds, model.JSONNumbers(r.TasksDistribution), model.JSONNumbers(r.TasksDistributionCI95),
+		model.JSONNumber(r.MeanTasks), model.JSONNumber(r.MeanTasksCI95), model.JSONNumber(r.MeanResponse), model.JSONNumber(r.MeanResponseCI95),
+		r.ResponseProbabilities, model.JSONNumbers(r.ResponseQuantiles), model.JSONNumbers(r.ResponseQuantilesCI95),
+		model.JSONNumbers(r.Occupancy), model.JSONNumbers(r.OccupancyCI95), model.JSONNumbers(r.Busy), model.JSONNumbers(r.BusyCI95), r.PerReplication})
 }
