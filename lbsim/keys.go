@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/service"
 )
@@ -130,27 +131,10 @@ func newKeys() *param.Set {
 		param.Key{Name: keyDiscipline, Kind: param.String, Arg: "NAME", Tags: sim, Enum: []string{"fifo", "ps", "lifo-pr"},
 			DefaultDoc: "fifo", Default: param.Constant("fifo"),
 			Doc: "service discipline at each server: fifo, ps (processor sharing) or lifo-pr (last in first out, preemptive resume)"},
-		param.Key{Name: keyHorizon, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "1000",
-			Default: param.Constant(DefaultHorizon), Doc: "simulated time of each replication", Check: param.Positive("time")},
-		param.Key{Name: keyWarmup, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "horizon/10",
-			Range:   "0 <= warmup < horizon; 0 for none",
-			Default: func(v *param.Values) (any, bool) { return v.Float(keyHorizon) / 10, v.Has(keyHorizon) },
-			Doc:     "time discarded before averaging",
-			Check: func(x any, v *param.Values) string {
-				w := x.(float64)
-				if math.IsNaN(w) || w < 0 {
-					return "must be >= 0"
-				}
-				if h := v.Float(keyHorizon); w >= h {
-					return fmt.Sprintf("must be below the horizon (%v)", h)
-				}
-				return ""
-			}},
-		param.Key{Name: keyReplications, Kind: param.Int, Arg: "R", Tags: sim, DefaultDoc: "1", Default: param.Constant(1),
-			Doc: "independent replications, for the confidence intervals", Check: param.IntAtLeast(1)},
-		param.Key{Name: keySeed, Kind: param.Uint, Arg: "S", Tags: sim, DefaultDoc: "0",
-			Default: param.Constant(uint64(DefaultSeed)), Range: "an integer in [0, 2^64-1]",
-			Doc: "root random seed; replication r uses the stream (seed, r), so results do not depend on the cores used"},
+		model.HorizonKey(DefaultHorizon),
+		model.WarmupKey(),
+		model.ReplicationsKey(),
+		model.SeedKey(),
 		param.Key{Name: keyEngine, Kind: param.String, Arg: "NAME", Tags: sim,
 			Enum:       []string{string(EngineAuto), string(EngineServers), string(EngineOccupancy), string(EngineGeneral)},
 			DefaultDoc: "auto", Default: param.Constant(string(EngineAuto)),

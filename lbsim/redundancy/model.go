@@ -34,7 +34,6 @@ var Keys = newKeys()
 
 func newKeys() *param.Set {
 	s := param.NewSet("lbsim redundancy", "")
-	sim := []string{param.SimulationOnly}
 	s.Add(
 		param.Key{Name: keyServers, Kind: param.Int, Arg: "N", Required: true, Range: "an integer >= 1",
 			Doc: "number of servers N (at most 20 with exact)", Check: param.IntAtLeast(1)},
@@ -77,25 +76,7 @@ func newKeys() *param.Set {
 		k.For = nil
 		s.Add(k)
 	}
-	s.Add(
-		param.Key{Name: keyHorizon, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "1000",
-			Default: param.Constant(DefaultHorizon), Doc: "simulated time of each replication",
-			Check: param.Positive("time")},
-		param.Key{Name: keyWarmup, Kind: param.Float, Arg: "T", Tags: sim, DefaultDoc: "horizon/10",
-			Default: func(v *param.Values) (any, bool) { return v.Float(keyHorizon) / 10, true },
-			Range:   "in [0, horizon)", Doc: "time discarded before measuring (0: none; the system starts empty)",
-			Check: func(x any, v *param.Values) string {
-				if w := x.(float64); !(w >= 0 && w < v.Float(keyHorizon)) {
-					return fmt.Sprintf("must be >= 0 and below horizon (%v)", v.Float(keyHorizon))
-				}
-				return ""
-			}},
-		param.Key{Name: keyReplications, Kind: param.Int, Arg: "R", Tags: sim, DefaultDoc: "1",
-			Default: param.Constant(1), Doc: "independent replications (95% half-widths need >= 2)",
-			Check: param.IntAtLeast(1)},
-		param.Key{Name: keySeed, Kind: param.Uint, Arg: "S", Tags: sim, DefaultDoc: "0", Default: param.Constant(0),
-			Range: "an integer in [0, 2^64-1]", Doc: "root seed; replication r draws from mc.Stream(seed, r)"},
-	)
+	s.Add(model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey())
 	s.Add(graphKeys...)
 	s.Add(param.Key{Name: keyExact, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
 		Doc: "print the exact product-form solution (servers <= 20) instead of simulating"})
