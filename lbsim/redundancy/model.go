@@ -2,9 +2,11 @@ package redundancy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/model"
@@ -122,12 +124,15 @@ func validate(v *param.Values) error {
 // Model is the redundancy model of the experiment layer: `lbsim redundancy`
 // runs one point of it.
 var Model = &model.Model{
-	Name:     "redundancy",
-	Command:  "redundancy",
-	Summary:  "redundancy-d with cancel-on-complete: each task replicated to a sampled set of servers, FCFS, the first completion cancels the rest",
-	Keys:     Keys,
-	Run:      runPoint,
-	Validate: validate,
+	Name:    "redundancy",
+	Command: "redundancy",
+	Summary: "redundancy-d with cancel-on-complete: each task replicated to a sampled set of servers, FCFS, the first completion cancels the rest",
+	Keys:    Keys,
+	Run: func(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
+		out, err := runPoint(ctx, v, workers, progress)
+		return out, keyFirst(err)
+	},
+	Validate: func(v *param.Values) error { return keyFirst(validate(v)) },
 	Cost: func(v *param.Values) float64 {
 		if v.Bool(keyExact) {
 			return 1
@@ -209,4 +214,17 @@ func (s *Solution) Figures() []model.Figure {
 		model.Vector("q", s.Occupancy, nil, 0),
 		model.Vector("light_traffic", s.LightTraffic, nil, 0),
 	}
+}
+
+// keyFirst drops the package prefix of an error, so that a message of the
+// model (as the command line prints it) starts with the key it names:
+// "lambda = 1: unstable: ...".
+func keyFirst(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), "redundancy: "); ok {
+		return errors.New(msg)
+	}
+	return err
 }
