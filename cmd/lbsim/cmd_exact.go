@@ -62,7 +62,8 @@ Output keys: scenario (servers, lambda, policy, d, sampling, rates,
 origin_weights, cap, tol, max_states after defaults), policy, cap (the cap
 used), caps_tried, cap_limited, note, states, policy_states, transitions,
 occupancy (q_1 ... q_cap: expected fraction of servers with at least i tasks),
-queue_length (per server, P(length = 0 ... cap)), mean_tasks_per_server,
+queue_length (per server, P(length = 0 ... cap)),
+tasks_distribution (P(total tasks = n), n = 0 ... N cap), mean_tasks_per_server,
 mean_sojourn, wait_probability, accepted_rate, loss_probability,
 truncation_mass (probability that some queue is at the cap), residual,
 iterations, wall_seconds.
@@ -197,6 +198,7 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 		"policy_states":         sol.PolicyStates,
 		"transitions":           sol.Transitions,
 		"occupancy":             model.JSONNumbers(sol.Occupancy), // q_1, ..., as in lbsim run
+		"tasks_distribution":    model.JSONNumbers(sol.TasksDistribution()),
 		"queue_length":          numRows(sol.QueueLength),
 		"mean_tasks_per_server": model.JSONNumber(sol.MeanTasksPerServer),
 		"mean_sojourn":          model.JSONNumber(sol.MeanSojourn),

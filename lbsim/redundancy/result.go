@@ -146,9 +146,33 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Busy                  []any       `json:"busy"`
 		BusyCI95              []any       `json:"busy_ci95"`
 		PerReplication        []RepResult `json:"per_replication"`
+		// The names lbsim run gives the same figures.
+		MeanSojourn            any        `json:"mean_sojourn"`
+		MeanSojournCI95        any        `json:"mean_sojourn_ci95"`
+		MeanTasksPerServer     any        `json:"mean_tasks_per_server"`
+		MeanTasksPerServerCI95 any        `json:"mean_tasks_per_server_ci95"`
+		SojournQuantiles       []quantile `json:"sojourn_quantiles"`
 	}{r.Servers, r.Lambda, r.D, r.Pairs, r.Horizon, r.Warmup, r.Replications, r.Seed, r.Events, r.Arrivals,
 		model.JSONNumber(r.EventsPerSecond), r.Seconds, model.JSONNumbers(r.TasksDistribution), model.JSONNumbers(r.TasksDistributionCI95),
 		model.JSONNumber(r.MeanTasks), model.JSONNumber(r.MeanTasksCI95), model.JSONNumber(r.MeanResponse), model.JSONNumber(r.MeanResponseCI95),
 		r.ResponseProbabilities, model.JSONNumbers(r.ResponseQuantiles), model.JSONNumbers(r.ResponseQuantilesCI95),
-		model.JSONNumbers(r.Occupancy), model.JSONNumbers(r.OccupancyCI95), model.JSONNumbers(r.Busy), model.JSONNumbers(r.BusyCI95), r.PerReplication})
+		model.JSONNumbers(r.Occupancy), model.JSONNumbers(r.OccupancyCI95), model.JSONNumbers(r.Busy), model.JSONNumbers(r.BusyCI95), r.PerReplication,
+		model.JSONNumber(r.MeanResponse), model.JSONNumber(r.MeanResponseCI95),
+		model.JSONNumber(r.MeanTasks / float64(r.Servers)), model.JSONNumber(r.MeanTasksCI95 / float64(r.Servers)),
+		r.sojournQuantiles()})
+}
+
+// quantile is a point of the response-time distribution, as lbsim run
+// writes its sojourn quantiles.
+type quantile struct {
+	P     float64 `json:"p"`
+	Value any     `json:"value"`
+}
+
+func (r *Result) sojournQuantiles() []quantile {
+	out := make([]quantile, len(r.ResponseProbabilities))
+	for i, p := range r.ResponseProbabilities {
+		out[i] = quantile{P: p, Value: model.JSONNumber(r.ResponseQuantiles[i])}
+	}
+	return out
 }
