@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim"
+	"github.com/lbsim/notebooks/lbsim/admission"
 	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/redundancy"
 )
@@ -25,6 +26,8 @@ func TestREADMEKeyTable(t *testing.T) {
 		{"<!-- keys: lbsim run; generated from lbsim.Keys by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n", lbsim.Keys},
 		{"<!-- keys: lbsim redundancy; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
 			redundancy.Model.Keys},
+		{"<!-- keys: lbsim admission; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
+			admission.Model.Keys},
 	}
 	const end = "<!-- /keys -->"
 	data, err := os.ReadFile("README.md")

@@ -1,0 +1,230 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
+)
+
+// The keys of the admission model.
+const (
+	keyServers    = "servers"
+	keyBeta       = "beta"
+	keyRevenue    = "revenue"
+	keyThresholds = "thresholds"
+	keySimulate   = "simulate"
+)
+
+// DefaultHorizon is the simulated time of a replication when none is given.
+const DefaultHorizon = 1000.0
+
+// MaxSimServers bounds servers when simulate is set.
+const MaxSimServers = 1_000_000
+
+// Keys declares the parameters of the admission model: `lbsim admission`
+// flags, scenario-file keys and sweep axes.
+var Keys = newKeys()
+
+func newKeys() *param.Set {
+	s := param.NewSet("lbsim admission", "")
+	s.Add(
+		param.Key{Name: keyServers, Kind: param.Int, Arg: "S", Required: true, Range: "an integer >= 1",
+			Doc: "number of unit-rate servers s", Check: param.IntAtLeast(1)},
+		param.Key{Name: keyBeta, Kind: param.Float, Arg: "X", Required: true,
+			Range: "a number in [-30, 30] below sqrt(servers)",
+			Doc:   "QED load parameter: arrivals at rate s - beta*sqrt(s) (beta <= 0 allowed)",
+			Check: func(x any, _ *param.Values) string {
+				if b := x.(float64); math.IsNaN(b) || !(math.Abs(b) <= MaxLimitBeta) {
+					return fmt.Sprintf("must be a finite number in [-%d, %d]", MaxLimitBeta, MaxLimitBeta)
+				}
+				return ""
+			}},
+		param.Key{Name: keyRevenue, Kind: param.String, Arg: "LAW", DefaultDoc: "linear:a=1,b=1",
+			Default: param.Constant("linear:a=1,b=1"), Range: "linear:a=A,b=B or exponential:a=A,b=B with A, B >= 0",
+			Doc: "revenue rate r((k-s)/sqrt(s)) in state k: linear r(x) = 1+a*x (x <= 0), 1-b*x (x > 0); exponential r(x) = exp(a*x) (x <= 0), exp(-b*x) (x > 0)",
+			Check: func(x any, _ *param.Values) string {
+				if _, err := ParseRevenue(x.(string)); err != nil {
+					return err.Error()
+				}
+				return ""
+			}},
+		param.Key{Name: keyThresholds, Kind: param.String, Arg: "LO:HI", DefaultDoc: "none",
+			Range: "integers 0 <= LO <= HI, at most 16777216 of them",
+			Doc:   "also print the revenue curve R_s(tau) for tau = LO..HI (figure revenue_curve)",
+			Check: func(x any, _ *param.Values) string {
+				if _, _, err := parseRange(x.(string)); err != nil {
+					return err.Error()
+				}
+				return ""
+			}},
+		param.Key{Name: keySimulate, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
+			Doc: "also simulate the optimal threshold policy (figure simulated_revenue with its 95% half-width)"},
+	)
+	s.Add(model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey())
+	return s
+}
+
+// parseRange reads "lo:hi".
+func parseRange(spec string) (lo, hi int, err error) {
+	a, b, ok := strings.Cut(spec, ":")
+	if ok {
+		lo, err = strconv.Atoi(strings.TrimSpace(a))
+		if err == nil {
+			hi, err = strconv.Atoi(strings.TrimSpace(b))
+		}
+	}
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("want LO:HI, two integers")
+	}
+	if lo < 0 || hi < lo {
+		return 0, 0, fmt.Errorf("want 0 <= LO <= HI")
+	}
+	if hi-lo >= MaxCurve {
+		return 0, 0, fmt.Errorf("at most %d thresholds", MaxCurve)
+	}
+	return lo, hi, nil
+}
+
+// validate checks what depends on several keys: a positive arrival rate, a
+// revenue law with a finite optimum, and the size of a simulation.
+func validate(v *param.Values) error {
+	sys := System{Servers: v.Int(keyServers), Beta: v.Float(keyBeta)}
+	if err := sys.Check(); err != nil {
+		return err
+	}
+	r, err := ParseRevenue(v.String(keyRevenue))
+	if err != nil {
+		return fmt.Errorf("%s = %q: %v", keyRevenue, v.String(keyRevenue), err)
+	}
+	var a, b float64
+	switch r := r.(type) {
+	case Linear:
+		a, b = r.A, r.B
+	case Exponential:
+		a, b = r.A, r.B
+	}
+	if b == 0 && a > 0 {
+		return fmt.Errorf("%s = %q: b = 0 gives no finite optimal threshold (r is flat above 0, so admitting more always pays); give b > 0",
+			keyRevenue, v.String(keyRevenue))
+	}
+	if v.Bool(keySimulate) && sys.Servers > MaxSimServers {
+		return fmt.Errorf("%s = %d: simulate takes at most %d servers", keyServers, sys.Servers, MaxSimServers)
+	}
+	return nil
+}
+
+// Result is the full result of one point of the admission model.
+type Result struct {
+	Servers          int     `json:"servers"`
+	Beta             float64 `json:"beta"`
+	Lambda           float64 `json:"lambda"`
+	Revenue          string  `json:"revenue_law"`
+	OptimalThreshold int     `json:"optimal_threshold"`
+	ThresholdScaled  float64 `json:"threshold_scaled"`
+	OptimalRevenue   float64 `json:"revenue"`
+	EtaLimit         float64 `json:"eta_limit"`
+	RevenueLimit     float64 `json:"revenue_limit"`
+	// Curve is R_s(tau) for tau = CurveFrom, CurveFrom+1, ... (with
+	// thresholds).
+	CurveFrom  *int       `json:"curve_from,omitempty"`
+	Curve      []float64  `json:"revenue_curve,omitempty"`
+	Simulation *SimResult `json:"simulation,omitempty"`
+	// SimulationCI95 is the simulation's 95% half-width (null for one
+	// replication).
+	SimulationCI95 any `json:"simulation_ci95,omitempty"`
+}
+
+// Figures returns optimal_threshold, threshold_scaled, revenue, eta_limit,
+// revenue_limit, then revenue_curve (with thresholds) and
+// simulated_revenue with its half-width and events (with simulate).
+func (res *Result) Figures() []model.Figure {
+	figs := []model.Figure{
+		model.Int("optimal_threshold", int64(res.OptimalThreshold)),
+		model.Float("threshold_scaled", res.ThresholdScaled),
+		model.Float("revenue", res.OptimalRevenue),
+		model.Float("eta_limit", res.EtaLimit),
+		model.Float("revenue_limit", res.RevenueLimit),
+	}
+	if res.Curve != nil {
+		figs = append(figs, model.Vector("revenue_curve", res.Curve, nil, math.NaN()))
+	}
+	if sim := res.Simulation; sim != nil {
+		figs = append(figs, model.FloatCI("simulated_revenue", sim.Revenue, sim.RevenueCI95),
+			model.Int("events", sim.Events))
+	}
+	return figs
+}
+
+// Model is the admission model of the experiment layer: `lbsim admission`
+// runs one point of it.
+var Model = &model.Model{
+	Name:     "admission",
+	Command:  "admission",
+	Summary:  "admission control of an M/M/s queue in the QED regime: optimal threshold, its revenue and the Halfin-Whitt limit",
+	Keys:     Keys,
+	Run:      runPoint,
+	Validate: validate,
+	Cost: func(v *param.Values) float64 {
+		cost := 1 + math.Sqrt(float64(v.Int(keyServers)))
+		if v.Bool(keySimulate) {
+			s := float64(v.Int(keyServers))
+			cost += 2 * s * v.Float(model.KeyHorizon) * float64(v.Int(model.KeyReplications))
+		}
+		return cost
+	},
+}
+
+func init() { model.MustRegister(Model) }
+
+func runPoint(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
+	if err := validate(v); err != nil {
+		return nil, err
+	}
+	sys := System{Servers: v.Int(keyServers), Beta: v.Float(keyBeta)}
+	r, _ := ParseRevenue(v.String(keyRevenue))
+	opt, err := sys.OptimalThreshold(r)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := Limit{Beta: sys.Beta}.OptimalEta(r)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Servers: sys.Servers, Beta: sys.Beta, Lambda: sys.Lambda(), Revenue: fmt.Sprint(r),
+		OptimalThreshold: opt.Threshold, ThresholdScaled: float64(opt.Threshold) / math.Sqrt(float64(sys.Servers)),
+		OptimalRevenue: opt.Revenue, EtaLimit: lim.Eta, RevenueLimit: lim.Revenue}
+	if v.Has(keyThresholds) {
+		lo, hi, err := parseRange(v.String(keyThresholds))
+		if err != nil {
+			return nil, fmt.Errorf("%s = %q: %v", keyThresholds, v.String(keyThresholds), err)
+		}
+		if res.Curve, err = sys.RevenueCurve(r, lo, hi); err != nil {
+			return nil, err
+		}
+		res.CurveFrom = &lo
+	}
+	if v.Bool(keySimulate) {
+		sim, err := Simulate(ctx, SimOptions{System: sys, Revenue: r, Threshold: opt.Threshold,
+			Horizon: v.Float(model.KeyHorizon), Warmup: v.Float(model.KeyWarmup),
+			Replications: v.Int(model.KeyReplications), Seed: v.Uint(model.KeySeed), Workers: workers, Progress: progress})
+		if err != nil {
+			return nil, err
+		}
+		res.Simulation = sim
+		res.SimulationCI95 = model.JSONNumber(sim.RevenueCI95)
+	} else if progress != nil {
+		progress(1)
+	}
+	out := &model.Outcome{Figures: res.Figures(), Result: res}
+	if sim := res.Simulation; sim != nil {
+		for _, x := range sim.PerReplication {
+			out.PerReplication = append(out.PerReplication, []model.Figure{model.Float("simulated_revenue", x)})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package admission
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim/model"
+)
+
+func figureMap(figs []model.Figure) map[string]model.Figure {
+	m := map[string]model.Figure{}
+	for _, f := range figs {
+		m[f.Name] = f
+	}
+	return m
+}
+
+// The registered model runs a point: its figures are those of the package
+// functions, its curve those of RevenueCurve, its simulation within 4
+// half-widths of the exact revenue.
+func TestModelThroughRegistry(t *testing.T) {
+	m, err := model.Lookup("admission")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := m.Keys.New()
+	for k, x := range map[string]any{"servers": 100, "beta": 0.5, "revenue": "exponential:a=1,b=2",
+		"thresholds": "2:6", "simulate": true, "horizon": 1100.0, "warmup": 100.0} {
+		if err := v.Set(k, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err = m.Point(v, 3, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Run(context.Background(), v, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := figureMap(out.Figures)
+	sys, r := System{Servers: 100, Beta: 0.5}, Exponential{A: 1, B: 2}
+	opt, _ := sys.OptimalThreshold(r)
+	lim, _ := Limit{Beta: 0.5}.OptimalEta(r)
+	for name, want := range map[string]string{
+		"optimal_threshold": model.Int("", int64(opt.Threshold)).Value,
+		"threshold_scaled":  model.FormatFloat(float64(opt.Threshold) / 10),
+		"revenue":           model.FormatFloat(opt.Revenue),
+		"eta_limit":         model.FormatFloat(lim.Eta),
+		"revenue_limit":     model.FormatFloat(lim.Revenue),
+	} {
+		if figs[name].Value != want {
+			t.Errorf("%s = %q, want %q", name, figs[name].Value, want)
+		}
+	}
+	curve, _ := sys.RevenueCurve(r, 2, 6)
+	if got := figs["revenue_curve"].Vector; len(got) != 5 || got[0] != model.FormatFloat(curve[0]) || got[4] != model.FormatFloat(curve[4]) {
+		t.Errorf("revenue_curve = %v, want %v", got, curve)
+	}
+	sim := figs["simulated_revenue"]
+	if sim.CI95 == nil {
+		t.Fatal("simulated_revenue has no half-width")
+	}
+	res := out.Result.(*Result)
+	if d := math.Abs(res.Simulation.Revenue - opt.Revenue); !(d <= 4*res.Simulation.RevenueCI95) {
+		t.Errorf("simulated %v ± %v, exact %v", res.Simulation.Revenue, res.Simulation.RevenueCI95, opt.Revenue)
+	}
+	if len(out.PerReplication) != 6 {
+		t.Errorf("%d replications of figures, want 6", len(out.PerReplication))
+	}
+}
+
+// Bad input is an error naming the key, from Complete or Validate (so the
+// command line exits with 2 before running anything).
+func TestModelErrors(t *testing.T) {
+	m, _ := model.Lookup("admission")
+	for _, c := range []struct {
+		set  map[string]any
+		want string
+	}{
+		{map[string]any{"servers": 0, "beta": 0.5}, "servers = 0: must be at least 1"},
+		{map[string]any{"beta": 0.5}, "servers: missing"},
+		{map[string]any{"servers": 4, "beta": 2.0}, "beta = 2: the arrival rate"},
+		{map[string]any{"servers": 400, "beta": 31.0}, "beta = 31: must be a finite number in [-30, 30]"},
+		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "cubic"}, `revenue = "cubic": family "cubic": unknown`},
+		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "linear:a=1,b=-2"}, `revenue = "linear:a=1,b=-2": b = -2: must be`},
+		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "exponential:a=1,b=0"}, "b = 0 gives no finite optimal threshold"},
+		{map[string]any{"servers": 4, "beta": 0.5, "thresholds": "3"}, `thresholds = "3": want LO:HI`},
+		{map[string]any{"servers": 2_000_000, "beta": 0.5, "simulate": true}, "servers = 2000000: simulate takes at most"},
+	} {
+		v := m.Keys.New()
+		for k, x := range c.set {
+			if err := v.Set(k, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := m.Point(v, 0, 1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.set, err, c.want)
+		}
+	}
+}
