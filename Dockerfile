@@ -2,7 +2,9 @@
 #   docker build -t lbsim-notebooks . && docker run --rm -p 8888:8888 lbsim-notebooks
 # The install logic is scripts/setup.sh, the same as `make notebook` / `make test` use:
 # its apt part runs as root, the rest (Go tools, kernel spec, npm) as the notebook user.
-FROM golang:1.26-bookworm
+# The exact Go release go.mod and tools/*/go.mod require (GOTOOLCHAIN=local in this image:
+# an older cached 1.26 would refuse the modules); TestVersionPinsAgree keeps them in step.
+FROM golang:1.26.8-bookworm
 
 ARG NB_USER=jovyan
 ARG NB_UID=1000
@@ -17,9 +19,9 @@ RUN useradd --create-home --home-dir ${HOME} --shell /bin/bash --uid ${NB_UID} -
 
 COPY --chown=${NB_USER}:${NB_USER} . ${HOME}/lbsim
 
-# Root part: Debian's Jupyter packages (+ nodejs/npm when missing), plus jupyterhub
-# for jupyterhub-singleuser (used by Binder/JupyterHub launchers); no Chromium (only
-# the tests need it).
+# Root part: Debian's Jupyter packages (+ nodejs/npm when missing), plus jupyterhub, whose
+# jupyterhub-singleuser a JupyterHub deployment launches (mybinder.org itself starts
+# jupyter-notebook); no Chromium (only the tests need it).
 RUN EXTRA_APT_PACKAGES=jupyterhub LBSIM_NO_BROWSER=1 LBSIM_NO_SLURM=1 bash ${HOME}/lbsim/scripts/setup.sh --system \
  && rm -rf /var/lib/apt/lists/*
 
@@ -28,6 +30,13 @@ USER ${NB_USER}
 # spec in ~/.local/share/jupyter (gonb -go_work=~/lbsim: the notebooks import the repository
 # with no set-up cell), echarts into ~/lbsim/third_party/node_modules.
 RUN bash ${HOME}/lbsim/scripts/setup.sh --user
+# Warm the build cache with the project's packages, so the first notebook cell does not
+# compile them (about 25 s on Binder's one CPU).
+RUN cd ${HOME}/lbsim && go build ./...
+
+# Binder gives one CPU: the notebooks run in quick mode (seconds to a minute each) unless
+# a cell runs `%env LBSIM_QUICK=0` (full mode, minutes to an hour).
+ENV LBSIM_QUICK=1
 
 WORKDIR ${HOME}/lbsim/notebooks
 EXPOSE 8888

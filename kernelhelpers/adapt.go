@@ -200,7 +200,13 @@ func ProgressBar(label string, options ...Option) func(lbsim.Progress) {
 // several goroutines: the bar never moves backwards, and it completes when all
 // replications are done (or Fraction reaches 1).
 func (b *Bar) Update(p lbsim.Progress) {
-	final := (p.Replications > 0 && p.Done >= p.Replications) || p.Fraction >= 1-1e-9
+	// A run is done when every replication is counted: the last replication
+	// reports a fraction of 1 before it is counted, and a bar that stopped
+	// there would stay at n-1/n.
+	final := p.Done >= p.Replications
+	if p.Replications == 0 {
+		final = p.Fraction >= 1-1e-9
+	}
 	note := fmt.Sprintf("%d/%d replications done", p.Done, p.Replications)
 	b.set(p.Fraction, note, final)
 }

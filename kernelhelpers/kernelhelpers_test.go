@@ -335,8 +335,24 @@ func TestProgressRealRun(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, hs := range f.updates {
-		if !strings.Contains(hs[len(hs)-1], "100% in") {
-			t.Errorf("last draw: %s", hs[len(hs)-1])
+		if last := hs[len(hs)-1]; !strings.Contains(last, "100% in") || !strings.Contains(last, "4/4 replications done") {
+			t.Errorf("last draw, want 100%% and 4/4: %s", last)
+		}
+	}
+}
+
+// The last replication reports a fraction of 1 before it is counted; the bar
+// must not stop there, at n-1/n.
+func TestProgressEndsAtNofN(t *testing.T) {
+	f := useFakeNotebook(t, t.TempDir())
+	bar := NewProgressBar("run", Interval(time.Hour))
+	bar.Update(lbsim.Progress{Replications: 8, Done: 7, Fraction: 1})
+	bar.Update(lbsim.Progress{Replications: 8, Done: 8, Fraction: 1})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, hs := range f.updates {
+		if last := hs[len(hs)-1]; !strings.Contains(last, "8/8 replications done") {
+			t.Errorf("last draw: %s", last)
 		}
 	}
 }

@@ -205,8 +205,9 @@ else
   if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
     export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
   fi
-  npm install --prefix "$NODE_DIR" --save-exact --no-audit --no-fund --loglevel=error \
-    "echarts@$ECHARTS_VERSION" >/dev/null
+  # npm ci installs exactly what third_party/package-lock.json pins and never rewrites
+  # it, so setup leaves the checkout as it was.
+  npm ci --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error >/dev/null
 fi
 
 log "ok: run 'make notebook' (Jupyter on 127.0.0.1:8888) or 'make test'"
