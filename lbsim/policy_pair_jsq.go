@@ -83,12 +83,15 @@ func init() {
 		Example: map[string]any{pairs.KeyPairs: "ring", "degree": 2},
 		Build: func(v *param.Values) (Policy, error) {
 			n := v.Int(keyServers)
-			if err := pairs.Check(v, n, 2); err != nil {
-				return nil, err
-			}
-			// Uniform pairs cost nothing and a file must be read now (a bad
-			// file is invalid input); a topology is generated on first use.
+			// Uniform pairs cost nothing and a file is read now (loading it
+			// checks it: a bad file is invalid input); a topology is checked
+			// now and generated on first use.
 			eager := !slices.Contains(graph.Topologies, v.String(pairs.KeyPairs))
+			if !eager {
+				if err := pairs.Check(v, n, 2); err != nil {
+					return nil, err
+				}
+			}
 			return newLazyOn("pair-jsq("+v.String(pairs.KeyPairs)+")", false, eager,
 				func() (*pairs.Dist, error) { return pairs.FromValues(v, n, 2) }, PairJSQ)
 		},

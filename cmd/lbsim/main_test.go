@@ -193,6 +193,7 @@ func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	traj := filepath.Join(dir, "never.csv")
 	bad := writeFile(t, "bad.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq",}`)
+	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	// with returns the arguments of a valid jsqd run, then extra.
@@ -247,6 +248,15 @@ func TestBadInput(t *testing.T) {
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--d", "3", "--pairs", "ring", "--degree", "2"}, `pairs = "ring": gives pairs; d must be 2`, ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--policy", "jsq"}, "flag provided but not defined: -policy", ""},
 		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "pair-jsq", "--pairs", "nowhere"}, `pairs = "nowhere": must be uniform, a topology`, ""},
+		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "pair-jsq", "--pairs", selfPair}, "a pair needs two distinct servers", ""},
+		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--pairs", selfPair}, "a pair needs two distinct servers", ""},
+		{with("--policy", "jbt", "--threshold", "0"), "threshold = 0: must be between 1 and 16777216", ""},
+		{[]string{"admission", "--servers", "0", "--beta", "0.5"}, "servers = 0: must be at least 1", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "quad:a=1"}, `family "quad": unknown`, ""},
+		{[]string{"admission", "--servers", "100", "--beta", "100"}, "beta = 100: must be a finite number in [-30, 30]", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=-1,b=1"}, "a = -1: must be a finite number >= 0", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "5:x"}, `thresholds = "5:x"`, ""},
+		{[]string{"admission", "/dev/zero"}, "larger than 64 MiB", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},

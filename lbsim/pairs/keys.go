@@ -78,12 +78,19 @@ func FromValues(v *param.Values, servers, d int) (*Dist, error) {
 }
 
 // Check validates the pair-sampling keys of completed values without
-// building anything (a graph of a million servers takes a while): what
-// FromValues checks, except what needs the pairs themselves (an edge-list
-// file's lines, servers no pair covers).
+// generating a topology (a graph of a million servers takes a while): what
+// FromValues checks, except what needs the generated graph (servers that a
+// sparse random graph leaves without a pair). An edge-list file is read and
+// checked in full, so that a malformed file is invalid input.
 func Check(v *param.Values, servers, d int) error {
-	_, err := check(v, servers, d)
-	return err
+	if _, err := check(v, servers, d); err != nil {
+		return err
+	}
+	if s := v.String(KeyPairs); s != "uniform" && !slices.Contains(graph.Topologies, s) {
+		_, err := FromValues(v, servers, d)
+		return err
+	}
+	return nil
 }
 
 func check(v *param.Values, servers, d int) (graph.Spec, error) {
