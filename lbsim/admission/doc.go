@@ -94,8 +94,10 @@
 // eta/2 + b phi(0) eta^2/2 = a phi(0), eta* = (-1 + sqrt(1 + 8 (a/b)
 // phi(0)^2))/(2 phi(0)) (LinearEtaBetaZero), and R(eta*) = 1 - b eta*
 // always. For beta != 0 it has the form c1 e^{-beta eta} + c2 eta = c3,
-// solvable with the Lambert W function (not implemented: the bisection is
-// used). Exponential (r = e^{a x} below 0, e^{-b x} above): N(eta) =
+// solved by the Lambert W function: eta* = a beta/b + phi/(beta g) +
+// W_k(z)/beta with g = beta Phi + phi, z = -(phi/g) e^{-phi/g - a
+// beta^2/b}, the branch W_0 for beta > 0 and W_{-1} for beta < 0
+// (explicit.go: LinearEta, LambertW; it matches the root to 1e-9). Exponential (r = e^{a x} below 0, e^{-b x} above): N(eta) =
 // e^{a^2/2 - a beta} Phi(beta - a) + phi(beta) (1 - e^{-(b+beta) eta})/(b +
 // beta), so the fundamental equation is e^{-b eta} Z(eta) = N(eta) in
 // closed form. Both closed forms agree with quadrature to 1e-12.
@@ -106,12 +108,22 @@
 // 1/sqrt(s) rate. The tests bound |tau*_s/sqrt(s) - eta*| by (1.5 +
 // 1.5/b)/sqrt(s) and |R_s(tau*) - R(eta*)| by 1/sqrt(s).
 //
+// # Bounds (bounds.go)
+//
+// For any unimodal r, eta_L <= eta* <= eta_U (Limit.EtaBounds): eta_U is
+// where r falls to R(0), the revenue of pure loss, and eta_L solves the
+// fundamental equation as if every queue level earned r(0); both follow
+// from G(eta) = r(eta) Z_- - N_- + ∫_0^eta (r(eta) - r(x)) f(x) dx. For
+// linear revenue at beta = 0 they drop or double the quadratic term of the
+// explicit equation.
+//
 // # Simulation and model
 //
 // Simulate runs the controlled chain event by event with replications on
 // the streams mc.Stream(seed, r) and a 95% confidence interval
 // (mc.MeanCI95). Model registers `lbsim admission` (sweeps: "model":
 // "admission") with the figures optimal_threshold, threshold_scaled,
-// revenue, eta_limit, revenue_limit, revenue_curve (with thresholds) and
+// revenue, eta_limit, revenue_limit, eta_lower_bound, eta_upper_bound,
+// revenue_curve (with thresholds) and
 // simulated_revenue (with simulate).
 package admission

@@ -129,6 +129,10 @@ type Result struct {
 	OptimalRevenue   float64 `json:"revenue"`
 	EtaLimit         float64 `json:"eta_limit"`
 	RevenueLimit     float64 `json:"revenue_limit"`
+	// EtaLower and EtaUpper bound eta* (Limit.EtaBounds); EtaUpper is
+	// null when infinite.
+	EtaLower float64 `json:"eta_lower_bound"`
+	EtaUpper any     `json:"eta_upper_bound"`
 	// Curve is R_s(tau) for tau = CurveFrom, CurveFrom+1, ... (with
 	// thresholds).
 	CurveFrom  *int       `json:"curve_from,omitempty"`
@@ -137,10 +141,12 @@ type Result struct {
 	// SimulationCI95 is the simulation's 95% half-width (null for one
 	// replication).
 	SimulationCI95 any `json:"simulation_ci95,omitempty"`
+
+	etaUpper float64
 }
 
 // Figures returns optimal_threshold, threshold_scaled, revenue, eta_limit,
-// revenue_limit, then revenue_curve (with thresholds) and
+// revenue_limit, eta_lower_bound, eta_upper_bound, then revenue_curve (with thresholds) and
 // simulated_revenue with its half-width and events (with simulate).
 func (res *Result) Figures() []model.Figure {
 	figs := []model.Figure{
@@ -149,6 +155,8 @@ func (res *Result) Figures() []model.Figure {
 		model.Float("revenue", res.OptimalRevenue),
 		model.Float("eta_limit", res.EtaLimit),
 		model.Float("revenue_limit", res.RevenueLimit),
+		model.Float("eta_lower_bound", res.EtaLower),
+		model.Float("eta_upper_bound", res.etaUpper),
 	}
 	if res.Curve != nil {
 		figs = append(figs, model.Vector("revenue_curve", res.Curve, nil, math.NaN()))
@@ -195,9 +203,14 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	if err != nil {
 		return nil, err
 	}
+	lower, upper, err := Limit{Beta: sys.Beta}.EtaBounds(r)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Servers: sys.Servers, Beta: sys.Beta, Lambda: sys.Lambda(), Revenue: fmt.Sprint(r),
 		OptimalThreshold: opt.Threshold, ThresholdScaled: float64(opt.Threshold) / math.Sqrt(float64(sys.Servers)),
-		OptimalRevenue: opt.Revenue, EtaLimit: lim.Eta, RevenueLimit: lim.Revenue}
+		OptimalRevenue: opt.Revenue, EtaLimit: lim.Eta, RevenueLimit: lim.Revenue,
+		EtaLower: lower, EtaUpper: model.JSONNumber(upper), etaUpper: upper}
 	if v.Has(keyThresholds) {
 		lo, hi, err := parseRange(v.String(keyThresholds))
 		if err != nil {

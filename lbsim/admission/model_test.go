@@ -44,12 +44,18 @@ func TestModelThroughRegistry(t *testing.T) {
 	sys, r := System{Servers: 100, Beta: 0.5}, Exponential{A: 1, B: 2}
 	opt, _ := sys.OptimalThreshold(r)
 	lim, _ := Limit{Beta: 0.5}.OptimalEta(r)
+	lower, upper, _ := Limit{Beta: 0.5}.EtaBounds(r)
+	if !(lower < lim.Eta && lim.Eta < upper) {
+		t.Errorf("bounds [%v, %v] miss eta* = %v", lower, upper, lim.Eta)
+	}
 	for name, want := range map[string]string{
 		"optimal_threshold": model.Int("", int64(opt.Threshold)).Value,
 		"threshold_scaled":  model.FormatFloat(float64(opt.Threshold) / 10),
 		"revenue":           model.FormatFloat(opt.Revenue),
 		"eta_limit":         model.FormatFloat(lim.Eta),
 		"revenue_limit":     model.FormatFloat(lim.Revenue),
+		"eta_lower_bound":   model.FormatFloat(lower),
+		"eta_upper_bound":   model.FormatFloat(upper),
 	} {
 		if figs[name].Value != want {
 			t.Errorf("%s = %q, want %q", name, figs[name].Value, want)
