@@ -97,7 +97,12 @@
 // solved by the Lambert W function: eta* = a beta/b + phi/(beta g) +
 // W_k(z)/beta with g = beta Phi + phi, z = -(phi/g) e^{-phi/g - a
 // beta^2/b}, the branch W_0 for beta > 0 and W_{-1} for beta < 0
-// (explicit.go: LinearEta, LambertW; it matches the root to 1e-9). Exponential (r = e^{a x} below 0, e^{-b x} above): N(eta) =
+// (explicit.go: LinearEta, LambertW; it matches the root to 1e-9).
+// Asymptotics (derived from the explicit equation): as beta -> +∞,
+// eta* = (a/b) beta + phi(beta)/beta^2 + ...; as beta -> -∞, Phi(beta) ~
+// phi/|beta| and g ~ phi/beta^2 turn the equation into b(e^y - 1) = a for
+// y = |beta| eta, so eta* ~ log(1 + a/b)/|beta| (the tests find the error of
+// |beta| eta* below 2/beta^2 for beta <= -8). Exponential (r = e^{a x} below 0, e^{-b x} above): N(eta) =
 // e^{a^2/2 - a beta} Phi(beta - a) + phi(beta) (1 - e^{-(b+beta) eta})/(b +
 // beta), so the fundamental equation is e^{-b eta} Z(eta) = N(eta) in
 // closed form. Both closed forms agree with quadrature to 1e-12.

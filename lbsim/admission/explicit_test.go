@@ -111,3 +111,20 @@ func TestLinearEtaIsTheLambertFormula(t *testing.T) {
 		}
 	}
 }
+
+// As beta -> -∞, |beta| eta* -> log(1 + a/b) (doc.go), with an error
+// found to be 1.1/beta^2 to 1.6/beta^2 for these (a, b); the test allows 2/beta^2.
+func TestLinearEtaNegativeBetaAsymptotics(t *testing.T) {
+	for _, beta := range []float64{-8, -16, -30} {
+		for _, ab := range [][2]float64{{1, 1}, {2, 1}, {1, 2}} {
+			a, b := ab[0], ab[1]
+			eta, err := LinearEta(a, b, beta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(-beta*eta - math.Log1p(a/b)); d > 2/(beta*beta) {
+				t.Errorf("beta=%v a=%v b=%v: |beta| eta* = %v, log(1+a/b) = %v", beta, a, b, -beta*eta, math.Log1p(a/b))
+			}
+		}
+	}
+}
