@@ -1,7 +1,7 @@
 # Makefile — entry points for the notebooks. See README.md.
 #
 #   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
-#   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), a real-Slurm sweep test, then execute every notebooks/*.ipynb headless
+#   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), a real-Slurm sweep test, every notebooks/*.ipynb headless, the Binder-environment check
 #   make reproduce  run every notebook in full mode; signed executed copies and HTML exports in outputs/
 #   make bench      Go benchmarks of ./lbsim/...
 #   make setup      only install (idempotent; also run by notebook and test)
@@ -37,6 +37,7 @@ test: setup
 	LBSIM_BROWSER_TEST=1 go test -timeout 20m ./...
 	bash scripts/slurm-test.sh
 	bash scripts/run-notebooks.sh
+	bash scripts/binder-env-test.sh
 
 # A real single-node Slurm (munged, slurmctld, slurmd on 127.0.0.1, started and stopped by the
 # script): a sweep as a job array + merge job, compared byte for byte with a local run, and a

@@ -14,7 +14,7 @@
 # Environment:
 #   NB_OUT_DIR   output directory              (default: <repo>/artifacts/notebooks)
 #   NB_TIMEOUT   per-cell timeout in seconds   (default: 1200)
-#   LBSIM_QUICK  passed to the notebooks       (default: 1)
+#   LBSIM_QUICK  passed to the notebooks       (default: 1 when unset)
 #   NB_PUBLISH   if 1, also sign each executed copy (so Jupyter trusts its saved
 #                outputs and draws the charts when it is opened) and export it to
 #                HTML next to it, as `make reproduce` does  (default: 0)
@@ -26,7 +26,7 @@ PYTHON=/usr/bin/python3
 OUT="${NB_OUT_DIR:-$ROOT/artifacts/notebooks}"
 TIMEOUT="${NB_TIMEOUT:-1200}"
 
-export LBSIM_QUICK="${LBSIM_QUICK:-1}"
+export LBSIM_QUICK="${LBSIM_QUICK-1}"
 export GOPROXY=off
 # Go for the kernel comes from kernel.json; this is for nbconvert's own shell only.
 export PATH="$ROOT/bin:$PATH:/usr/local/go/bin"
