@@ -16,13 +16,14 @@ const MaxGapStates = 2500
 type Mixing struct {
 	// Gap is the spectral gap of the generator: the smallest nonzero
 	// eigenvalue of -Q. RelaxationTime is 1/Gap.
-	Gap, RelaxationTime float64
+	Gap            float64 `json:"spectral_gap"`
+	RelaxationTime float64 `json:"relaxation_time"`
 	// MixingTime bounds the time after which the chain is within total
 	// variation 1/4 of pi_theta from any start: (log 2 + log(1/pi_min)/2)
 	// / Gap, from ||P_t(x, ·) - pi||_TV <= e^{-Gap t} / (2 sqrt(pi_min)).
-	MixingTime float64
+	MixingTime float64 `json:"mixing_time"`
 	// PiMin is the smallest stationary probability.
-	PiMin float64
+	PiMin float64 `json:"pi_min"`
 }
 
 // SpectralGap returns the spectral gap of the CSMA chain at theta and the
