@@ -158,6 +158,7 @@ func (o *Online) Run(ctx context.Context, windows int, each func(*Window)) error
 	if o.Objective.SecondMoments() {
 		second = o.second
 	}
+	o.Process.SetTheta(o.Theta) // Theta or Process may have changed since the last call
 	win := Window{Theta: make([]float64, d)}
 	for range windows {
 		if err := ctx.Err(); err != nil {
