@@ -153,17 +153,25 @@ func (w *Network) Measure(ctx context.Context, t float64, mean, second []float64
 		// the ziggurat) and the kind of transition (its top 24 bits):
 		// a deactivation with probability A/(A+F).
 		a := float64(len(w.list))
-		rate := a + float64(w.free.Total())*unit
+		f := float64(w.free.Total()) * unit
+		inv := 1 / (a + f)
 		x := src.Uint64()
 		e, ok := fastrand.ExpFast(x)
 		if !ok {
 			e = fastrand.ExpSlow(src, x)
 		}
-		now += e / rate
+		now += e * inv
 		if now >= t {
 			break
 		}
-		if fastrand.NewArrivalCut(a/rate).Arrival(uint32(x>>40), src) {
+		// P(deactivation) = a/(a+f), exactly 1 without free nodes (so that
+		// no activation is drawn from an empty tree) and 0 without active
+		// ones.
+		p := a * inv
+		if f == 0 {
+			p = 1
+		}
+		if fastrand.NewArrivalCut(p).Arrival(uint32(x>>40), src) {
 			y := src.Uint64()
 			w.deactivate(int(w.list[fastrand.Bounded32(src, uint32(y>>32), uint32(len(w.list)))]), now, cov)
 		} else {
@@ -222,8 +230,12 @@ func (w *Network) activate(i int, t float64, cov bool) {
 		w.blocked[j]++
 	}
 	if cov {
-		w.accumulated(t)
-		copy(w.snap[i*w.n:(i+1)*w.n], w.now)
+		// The accumulated active times now (j itself has 0 so far).
+		snap := w.snap[i*w.n : (i+1)*w.n]
+		copy(snap, w.cum)
+		for _, k := range w.list {
+			snap[k] += t - w.since[k]
+		}
 	}
 }
 
@@ -235,10 +247,14 @@ func (w *Network) deactivate(i int, t float64, cov bool) {
 	w.pos[last] = w.pos[i]
 	w.list = w.list[:len(w.list)-1]
 	if cov {
-		w.accumulated(t)
+		// Add the increase of every node's accumulated active time since
+		// i activated (i itself is off the list, its cum already updated).
 		row, snap := w.pair[i*w.n:(i+1)*w.n], w.snap[i*w.n:(i+1)*w.n]
-		for k, c := range w.now {
+		for k, c := range w.cum {
 			row[k] += c - snap[k]
+		}
+		for _, k := range w.list {
+			row[k] += t - w.since[k]
 		}
 	}
 	w.free.SetBusy(i)
