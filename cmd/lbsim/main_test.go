@@ -327,6 +327,26 @@ func TestRuntimeFailure(t *testing.T) {
 	}
 }
 
+// A theta that diverges is a runtime failure (exit 1) that says so, with
+// nothing on stdout; the same run with targets inside the capacity region
+// prints its JSON and writes its trace.
+func TestCSMADiverges(t *testing.T) {
+	code, stdout, stderr := cli(t, context.Background(), "csma", "--conflict", "torus:9", "--targets", "0.49x81",
+		"--windows", "2000", "--window-length", "10", "--step", "0.5")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "theta diverged at window") {
+		t.Errorf("exit %d, stdout %.100q, stderr %q; want 1, nothing, theta diverged", code, stdout, stderr)
+	}
+	trace := filepath.Join(t.TempDir(), "theta.csv")
+	code, stdout, stderr = cli(t, context.Background(), "csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5",
+		"--windows", "50", "--window-length", "20", "--theta-trace", trace)
+	if code != 0 || !strings.Contains(stdout, `"theta_error"`) || !strings.Contains(stdout, `"theta_trace": "`+trace+`"`) {
+		t.Errorf("exit %d, stderr %q, stdout %.300s", code, stderr, stdout)
+	}
+	if data, err := os.ReadFile(trace); err != nil || strings.Count(string(data), "\n") != 51 {
+		t.Errorf("trace: %v, %d lines; want a header and 50 rows", err, strings.Count(string(data), "\n"))
+	}
+}
+
 func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
