@@ -222,6 +222,12 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 		}
 	}
 	out := &model.Outcome{Figures: res.Figures(), Result: &pointResult{res, su.trace}}
+	for _, r := range res.PerReplication {
+		out.PerReplication = append(out.PerReplication, []model.Figure{
+			model.Vector("theta", r.Theta, nil, math.NaN()),
+			model.Vector("activity", r.Activity, nil, math.NaN()),
+			model.Int("events", r.Events)})
+	}
 	return out, nil
 }
 

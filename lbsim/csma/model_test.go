@@ -44,6 +44,9 @@ func TestModelThroughRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(out.PerReplication) != 3 {
+		t.Errorf("%d replications of figures, want 3 (lbsim merge needs one per replication)", len(out.PerReplication))
+	}
 	res := out.Result.(*pointResult)
 	if res.Exact == nil || res.Exact.ThetaError > 0.15 {
 		t.Errorf("exact reference %+v: want theta within 0.15 of theta*", res.Exact)

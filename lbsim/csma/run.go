@@ -64,11 +64,21 @@ type Result struct {
 	Exact       *Exact  `json:"exact,omitempty"`
 	Events      int64   `json:"events"`
 	WallSeconds float64 `json:"wall_seconds"`
+	// PerReplication holds each replication's final theta, activities and
+	// transitions.
+	PerReplication []Replica `json:"per_replication"`
 	// Trace holds, per replication, one row per window: theta after the
 	// update, then the activities measured in the window (with Trace).
 	Trace [][][]float64 `json:"-"`
 	// WindowEnds are the end times of the windows.
 	WindowEnds []float64 `json:"-"`
+}
+
+// Replica is what one replication gave.
+type Replica struct {
+	Theta    []float64 `json:"theta"`
+	Activity []float64 `json:"activity"`
+	Events   int64     `json:"events"`
 }
 
 // Exact is the exact reference of a run on an enumerable graph.
@@ -166,6 +176,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, rp.err
 		}
 		res.Events += rp.events
+		res.PerReplication = append(res.PerReplication, Replica{Theta: rp.theta, Activity: rp.activity, Events: rp.events})
 		if o.Trace {
 			res.Trace = append(res.Trace, rp.trace)
 		}
