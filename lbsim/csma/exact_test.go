@@ -79,7 +79,7 @@ func bruteCount(g *graph.Graph) int {
 }
 
 // Closed forms: a single node has s = e^θ/(1+e^θ), variance s(1-s), log Z
-// = log(1+e^θ); the complete graph K_n has Z = 1 + Σ e^θ_i, s_i = e^θ_i/Z,
+// = log(1+e^θ); the path of 2 has Z = 1 + e^a + e^b; the complete graph K_n has Z = 1 + Σ e^θ_i, s_i = e^θ_i/Z,
 // Cov_ij = -s_i s_j (at most one node active); the path of 3 has Z = 1 +
 // e^a + e^b + e^c + e^(a+c).
 func TestMomentsClosedForms(t *testing.T) {
@@ -112,6 +112,13 @@ func TestMomentsClosedForms(t *testing.T) {
 				t.Errorf("K5: Cov_%d%d = %v, want %v", i, j, m.Cov.At(i, j), want)
 			}
 		}
+	}
+	// A path of 2: Z = 1 + e^a + e^b, never both active.
+	m = moments(t, mustEnumerate(t, "path:2"), []float64{0.8, -0.4})
+	z = 1 + math.Exp(0.8) + math.Exp(-0.4)
+	if s0, s1 := math.Exp(0.8)/z, math.Exp(-0.4)/z; !near(m.Mean[0], s0, tol) || !near(m.Mean[1], s1, tol) ||
+		!near(m.Cov.At(0, 1), -s0*s1, tol) || !near(m.LogZ, math.Log(z), tol) {
+		t.Errorf("path:2: s %v, Cov_01 %v, log Z %v", m.Mean, m.Cov.At(0, 1), m.LogZ)
 	}
 	a, b, c := 0.4, 1.1, -0.6
 	m = moments(t, mustEnumerate(t, "path:3"), []float64{a, b, c})
