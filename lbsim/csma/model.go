@@ -103,6 +103,7 @@ func newKeys() *param.Set {
 type setup struct {
 	opt   Options
 	trace string
+	check string // how the targets were found in the capacity region
 }
 
 // build reads completed values: the graph (reading a file), the objective
@@ -118,16 +119,21 @@ func build(v *param.Values) (*setup, error) {
 	n := g.N()
 	hasTargets, hasUtility := v.Has(keyTargets), v.Has(keyUtility)
 	var obj Objective
+	check := ""
 	switch {
 	case hasTargets && hasUtility:
 		return nil, fmt.Errorf("%s = %q: give targets or utility, not both", keyUtility, v.String(keyUtility))
 	case !hasTargets && !hasUtility:
 		return nil, fmt.Errorf("%s: missing; give --targets LIST (one per node, %d here) or --utility log", keyTargets, n)
 	case hasTargets:
-		if _, err := CheckTargets(g, targets); err != nil {
+		how, err := CheckTargets(g, targets)
+		if err != nil {
 			return nil, fmt.Errorf("%s = %s: %v", keyTargets, param.Format(targets), err)
 		}
-		obj = Targets(targets)
+		obj, check = Targets(targets), "interior (proved)"
+		if how == Unchecked {
+			check = "unchecked: the edge inequalities hold, but the graph is neither bipartite nor small enough for the LP"
+		}
 	default:
 		if n > MaxCovarianceNodes {
 			return nil, fmt.Errorf("%s = %q: %d nodes; utility (covariance gradients) takes at most %d", keyConflict, spec, n, MaxCovarianceNodes)
@@ -149,7 +155,7 @@ func build(v *param.Values) (*setup, error) {
 	}
 	step, _ := ParseStep(v.String(keyStep))
 	windows, reps := v.Int(keyWindows), v.Int(model.KeyReplications)
-	su := &setup{opt: Options{Graph: g, Conflict: spec, Objective: obj, Windows: windows, Theta0: theta0,
+	su := &setup{check: check, opt: Options{Graph: g, Conflict: spec, Objective: obj, Windows: windows, Theta0: theta0,
 		Schedule:     Schedule{Step: step, Window: v.Float(keyWindowLength), Growth: v.Float(keyWindowGrowth)},
 		Replications: reps, Seed: v.Uint(model.KeySeed)}}
 	if v.Has(keyThetaTrace) {
@@ -221,7 +227,7 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 			return nil, err
 		}
 	}
-	out := &model.Outcome{Figures: res.Figures(), Result: &pointResult{res, su.trace}}
+	out := &model.Outcome{Figures: res.Figures(), Result: &pointResult{res, su.trace, su.check}}
 	for _, r := range res.PerReplication {
 		out.PerReplication = append(out.PerReplication, []model.Figure{
 			model.Vector("theta", r.Theta, nil, math.NaN()),
@@ -232,17 +238,23 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 }
 
 // pointResult is the JSON result of a point: the run's, with the trace
-// file.
+// file and how the targets were checked.
 type pointResult struct {
 	*Result
-	ThetaTrace string `json:"theta_trace,omitempty"`
+	ThetaTrace    string
+	CapacityCheck string
 }
 
 func (p *pointResult) MarshalJSON() ([]byte, error) {
 	data, err := p.Result.MarshalJSON()
-	if err != nil || p.ThetaTrace == "" {
-		return data, err
+	if err != nil {
+		return nil, err
 	}
-	extra, _ := json.Marshal(p.ThetaTrace)
-	return append(append(append(data[:len(data)-1], `,"theta_trace":`...), extra...), '}'), nil
+	for _, kv := range [][2]string{{"theta_trace", p.ThetaTrace}, {"capacity_check", p.CapacityCheck}} {
+		if kv[1] != "" {
+			v, _ := json.Marshal(kv[1])
+			data = append(append(append(data[:len(data)-1], `,"`+kv[0]+`":`...), v...), '}')
+		}
+	}
+	return data, nil
 }

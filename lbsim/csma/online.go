@@ -133,6 +133,11 @@ func NewOnline(p Process, obj Objective, sched Schedule, theta0 []float64) (*Onl
 	if len(theta0) != d {
 		return nil, fmt.Errorf("csma: %d initial parameters, want %d", len(theta0), d)
 	}
+	for i, t := range theta0 {
+		if !(math.Abs(t) <= MaxTheta) {
+			return nil, fmt.Errorf("csma: theta0[%d] = %v: want a number in [-%v, %v]", i, t, MaxTheta, MaxTheta)
+		}
+	}
 	if !(sched.Window > 0) || math.IsInf(sched.Window, 0) || !(sched.Growth >= 0) || !(sched.Step.A > 0) {
 		return nil, fmt.Errorf("csma: schedule %+v: want a window > 0, growth >= 0 and a step > 0", sched)
 	}
