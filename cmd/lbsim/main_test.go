@@ -192,6 +192,7 @@ func TestTrajectory(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	traj := filepath.Join(dir, "never.csv")
+	existing := writeFile(t, "existing.csv", "not lbsim's\n")
 	bad := writeFile(t, "bad.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq",}`)
 	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
@@ -257,6 +258,16 @@ func TestBadInput(t *testing.T) {
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=-1,b=1"}, "a = -1: must be a finite number >= 0", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "5:x"}, `thresholds = "5:x"`, ""},
 		{[]string{"admission", "/dev/zero"}, "larger than 64 MiB", ""},
+		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3"}, "targets = [0.5,0.3,0.3]: got 3 values, want one per node of the conflict graph (4)", ""},
+		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.6,0.3,0.5"}, "targets = [0.5,0.6,0.3,0.5]: targets[0] + targets[1] = 1.1", ""},
+		{[]string{"csma", "--conflict", "ring:5", "--targets", "0.45x5"}, "outside the capacity region", ""},
+		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--step", "-0.5/m"}, "step = \"-0.5/m\": A = -0.5: the step must be a finite number > 0", ""},
+		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--step", "1/m^2"}, "the power of m must be a number in (0, 1]", ""},
+		{[]string{"csma", "--conflict", "path:4"}, "targets: missing; give --targets LIST (one per node, 4 here) or --utility log", ""},
+		{[]string{"csma", "--conflict", "hexagon:6", "--utility", "log"}, "conflict = \"hexagon:6\": no such file, and not path:N", ""},
+		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--window-length", "-1"}, "window_length = -1: must be a finite time > 0", ""},
+		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--theta-trace", traj, "--windows", "0"}, "windows = 0", ""},
+		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--theta-trace", existing}, "theta_trace = ", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},
@@ -313,6 +324,26 @@ func TestRuntimeFailure(t *testing.T) {
 		"--policy", "jsq", "--horizon", "10", "--grid", "1", "--trajectory", filepath.Join(dir, "no", "t.csv"))
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "directory does not exist") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing, a directory error", code, stdout, stderr)
+	}
+}
+
+// A theta that diverges is a runtime failure (exit 1) that says so, with
+// nothing on stdout; the same run with targets inside the capacity region
+// prints its JSON and writes its trace.
+func TestCSMADiverges(t *testing.T) {
+	code, stdout, stderr := cli(t, context.Background(), "csma", "--conflict", "torus:9", "--targets", "0.49x81",
+		"--windows", "2000", "--window-length", "10", "--step", "0.5")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "theta diverged at window") {
+		t.Errorf("exit %d, stdout %.100q, stderr %q; want 1, nothing, theta diverged", code, stdout, stderr)
+	}
+	trace := filepath.Join(t.TempDir(), "theta.csv")
+	code, stdout, stderr = cli(t, context.Background(), "csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5",
+		"--windows", "50", "--window-length", "20", "--theta-trace", trace)
+	if code != 0 || !strings.Contains(stdout, `"theta_error"`) || !strings.Contains(stdout, `"theta_trace": "`+trace+`"`) {
+		t.Errorf("exit %d, stderr %q, stdout %.300s", code, stderr, stdout)
+	}
+	if data, err := os.ReadFile(trace); err != nil || strings.Count(string(data), "\n") != 51 {
+		t.Errorf("trace: %v, %d lines; want a header and 50 rows", err, strings.Count(string(data), "\n"))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbsim/notebooks/lbsim/internal/atomicfile"
 	"github.com/lbsim/notebooks/lbsim/model"
 )
 
@@ -430,37 +432,10 @@ func ReadPoint(path string) (*PointRecord, error) {
 // syncs it and renames it to path, so that path either does not exist or
 // holds all of data, even if the process is killed.
 func WriteFileAtomic(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+	return atomicfile.Write(path, true, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // make the rename durable; not all file systems support it
-		d.Close()
-	}
-	return nil
+	})
 }
 
 // removeTemps removes the temporary files left by a killed writer of point

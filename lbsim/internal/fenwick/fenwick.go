@@ -26,19 +26,38 @@ type BusyRates struct {
 // none of them busy.
 func New(rates []float64) *BusyRates {
 	n := len(rates)
+	b := &BusyRates{tree: make([]uint64, n+1), w: make([]uint64, n)}
+	b.top = 1 << (bits.Len(uint(n)) - 1)
+	b.Reset(rates)
+	return b
+}
+
+// Reset gives the servers new positive rates (as many as before) and marks
+// them all idle, reusing the memory: for a sampler whose weights change now
+// and then (the activation rates of a CSMA network after each update of its
+// parameters).
+func (b *BusyRates) Reset(rates []float64) {
+	n := len(b.w)
 	maxMu := 0.0
-	for _, mu := range rates {
+	for _, mu := range rates[:n] {
 		maxMu = math.Max(maxMu, mu)
 	}
 	// Every weight < 2^(62 - bits(n)), so the total of n weights < 2^62.
-	scale := math.Ldexp(1, 62-bits.Len(uint(n))) / maxMu
-	b := &BusyRates{tree: make([]uint64, n+1), w: make([]uint64, n), scale: scale}
-	for j, mu := range rates {
-		b.w[j] = max(1, uint64(mu*scale))
+	b.scale = math.Ldexp(1, 62-bits.Len(uint(n))) / maxMu
+	for j, mu := range rates[:n] {
+		b.w[j] = max(1, uint64(mu*b.scale))
 	}
-	b.top = 1 << (bits.Len(uint(n)) - 1)
-	return b
+	clear(b.tree)
+	b.total = 0
 }
+
+// Scale returns the scaled units per unit of rate: Total()/Scale() is
+// Rate().
+func (b *BusyRates) Scale() float64 { return b.scale }
+
+// Total returns the total scaled weight of the busy servers: Pick takes a
+// uniform integer below it.
+func (b *BusyRates) Total() uint64 { return b.total }
 
 // Rate returns the total service rate of the busy servers.
 func (b *BusyRates) Rate() float64 { return float64(b.total) / b.scale }
@@ -57,8 +76,12 @@ func (b *BusyRates) add(j int, delta uint64) {
 
 // Sample returns a busy server chosen with probability proportional to its
 // rate; at least one server must be busy.
-func (b *BusyRates) Sample(r *rand.Rand) int {
-	u := r.Uint64N(b.total)
+func (b *BusyRates) Sample(r *rand.Rand) int { return b.Pick(r.Uint64N(b.total)) }
+
+// Pick returns the busy server that the uniform integer u in [0, Total())
+// selects, each with probability proportional to its rate: for callers that
+// draw u from their own source.
+func (b *BusyRates) Pick(u uint64) int {
 	pos := 0
 	for step := b.top; step > 0; step >>= 1 {
 		if next := pos + step; next < len(b.tree) && b.tree[next] <= u {

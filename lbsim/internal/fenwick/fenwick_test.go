@@ -51,3 +51,28 @@ func TestBusyRates(t *testing.T) {
 	}
 	chisq.Check(t, "busy rates", counts, probs, draws)
 }
+
+// Reset gives new rates with every server idle; Pick maps the integers
+// below Total onto the busy servers in order, each getting a run of
+// integers equal to its scaled rate.
+func TestResetPick(t *testing.T) {
+	b := New([]float64{1, 1, 1, 1})
+	b.SetBusy(2)
+	b.Reset([]float64{2, 0.5, 4, 1})
+	if b.Total() != 0 || b.Rate() != 0 {
+		t.Fatalf("after Reset: total %d, rate %v; want all idle", b.Total(), b.Rate())
+	}
+	b.SetBusy(0)
+	b.SetBusy(2)
+	b.SetBusy(3)
+	if math.Abs(b.Rate()-7) > 1e-12 || math.Abs(float64(b.Total())/b.Scale()-7) > 1e-12 {
+		t.Fatalf("rate %v, total/scale %v; want 7", b.Rate(), float64(b.Total())/b.Scale())
+	}
+	w0 := uint64(2 * b.Scale())
+	w2 := uint64(4 * b.Scale())
+	for u, want := range map[uint64]int{0: 0, w0 - 1: 0, w0: 2, w0 + w2 - 1: 2, w0 + w2: 3, b.Total() - 1: 3} {
+		if got := b.Pick(u); got != want {
+			t.Errorf("Pick(%d) = %d, want %d", u, got, want)
+		}
+	}
+}
