@@ -163,8 +163,9 @@ func TestJSQdRefinedAgainstExact(t *testing.T) {
 //     N^2 times its error at N = 10: 5.5 with, 7.7 without replacement).
 //   - On the mean sojourn the plain mean field is off by more than 4
 //     half-widths at every N, and at N = 10 its error is at least 5 times the
-//     refined one (measured: 0.50 against 0.055, a factor 9, with
-//     replacement).
+//     refined one with replacement and 3 times without (measured on long
+//     runs: 0.50 against 0.055, a factor 9, and 0.39 against 0.07, a factor
+//     5.5).
 func TestJSQdRefinedAgainstSimulation(t *testing.T) {
 	const lambda, reps = 0.9, 8
 	for _, s := range []lbsim.Sampling{lbsim.WithReplacement, lbsim.WithoutReplacement} {
@@ -194,8 +195,9 @@ func TestJSQdRefinedAgainstSimulation(t *testing.T) {
 			if eMF < 4*ci {
 				t.Errorf("%s, N = %d: the mean field's sojourn error %.4f is not above 4 half-widths %.4f", s, n, eMF, 4*ci)
 			}
-			if n == 10 && math.Abs(eMF) < 5*math.Abs(eRef) {
-				t.Errorf("%s, N = 10: mean-field error %.4f not 5 times the refined %.4f", s, eMF, eRef)
+			if factor := map[lbsim.Sampling]float64{lbsim.WithReplacement: 5, lbsim.WithoutReplacement: 3}[s]; n == 10 &&
+				math.Abs(eMF) < factor*math.Abs(eRef) {
+				t.Errorf("%s, N = 10: mean-field error %.4f not %g times the refined %.4f", s, eMF, factor, eRef)
 			}
 		}
 	}
