@@ -8,9 +8,11 @@ import (
 )
 
 // MaxRefinedLevels is the largest truncation level of JSQdRefined: the
-// Lyapunov equation has K(K+1)/2 unknowns and is solved densely, about 13 MB
-// and a second at K = 50. JSQ(d) with d >= 2 needs fewer than 30 levels for
-// a neglected mass below 1e-12 at any load up to 1 - 1e-6.
+// Lyapunov equation has K(K+1)/2 unknowns and is solved densely; at K = 50
+// (with the check at K + 4) a call takes about 0.25 s and allocates 63 MB,
+// against 1.2 ms at the 11 levels of JSQ(2), lambda = 0.9. JSQ(d) with
+// d >= 2 needs fewer than 30 levels for a neglected mass below 1e-12 at any
+// load up to 1 - 1e-6.
 const MaxRefinedLevels = 50
 
 // refinedLevelCheck is the number of levels added to recompute the
