@@ -88,8 +88,8 @@
 // N = 10 the mean number of tasks per server is 2.3527 in the mean field,
 // 2.7513 refined and 2.80 simulated, and the tests check the refined error
 // against exact solutions (N = 2..4, error falling like 1/N^2) and
-// simulations (N = 10..50). JSQ and JIQ have no such expansion: their drifts
-// are not differentiable at the fixed point (see JSQdRefined).
+// simulations (N = 10..50). JSQ and JIQ have no 1/N term at fixed load: a
+// task waits only when all N servers are busy (see JSQdRefined).
 //
 // # Diffusion limit
 //

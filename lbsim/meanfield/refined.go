@@ -104,13 +104,12 @@ func (r *Refined) MeanSojourn(n int) float64 {
 // so C = 0 and W_ij = lambda^max(i,j) - lambda^(i+j) (up to the truncation),
 // which the tests use to check the Lyapunov solver.
 //
-// JSQ and JIQ are not covered: their fluid drifts are not differentiable at
-// the fixed point (lambda, 0, 0, ...), which sits on the switching surface
-// q_1 = ... of the routing rule, so the expansion does not apply. For JIQ at
-// fixed lambda < 1 a task waits only when all N servers are busy, an event of
-// probability exponentially small in N, so q_i(N), i >= 2, has no 1/N term
-// and E[q_1(N)] = lambda exactly: the refined approximation would be the
-// mean field itself.
+// JSQ and JIQ need no correction of this kind. Their fixed point (lambda,
+// 0, 0, ...) lies on the boundary q_2 = 0 of the state space, where the
+// expansion does not apply, and at fixed lambda < 1 a task waits only when
+// all N servers are busy, an event of probability exponentially small in N:
+// E[q_1(N)] = lambda exactly and q_i(N), i >= 2, is exponentially small, so
+// there is no 1/N term and the refined approximation is the mean field.
 func JSQdRefined(lambda float64, d int, without bool, levels int) (*Refined, error) {
 	if err := checkLambdaD(lambda, d); err != nil {
 		return nil, fmt.Errorf("meanfield: JSQdRefined: %w", err)
