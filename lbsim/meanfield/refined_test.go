@@ -157,15 +157,17 @@ func TestJSQdRefinedAgainstExact(t *testing.T) {
 // the mean sojourn with the plain and the refined mean field.
 //
 //   - The refined value is within 4 half-widths plus 5/N^2 of the simulation
-//     (the O(1/N^2) remainder: N^2 times the refined error is at most 3.5 on
-//     the exact solutions at N <= 5 and on long runs at N = 10, measured).
+//     (the O(1/N^2) remainder: N^2 times the refined error is at most 3.5 at
+//     lambda = 0.9 on long runs at N = 10, 2e8 events: -3.5 on q_4 with
+//     replacement, -1.9 without; 3.9 ± 0.7 at N = 20).
 //   - The refined mean sojourn is within 4 half-widths plus 8/N^2 (measured
-//     N^2 times its error at N = 10: 5.5 with, 7.7 without replacement).
+//     N^2 times its error on the same runs: 5.2 ± 0.5 with, 5.6 ± 0.5 without
+//     replacement at N = 10).
 //   - On the mean sojourn the plain mean field is off by more than 4
 //     half-widths at every N, and at N = 10 its error is at least 5 times the
-//     refined one with replacement and 3 times without (measured on long
-//     runs: 0.50 against 0.055, a factor 9, and 0.39 against 0.07, a factor
-//     5.5).
+//     refined one with replacement and 3 times without (measured on the long
+//     runs: 0.495 against 0.052, a factor 9.5, and 0.364 against 0.056, a
+//     factor 6.5).
 func TestJSQdRefinedAgainstSimulation(t *testing.T) {
 	const lambda, reps = 0.9, 8
 	for _, s := range []lbsim.Sampling{lbsim.WithReplacement, lbsim.WithoutReplacement} {
