@@ -49,16 +49,19 @@ func newMeanfieldKeys() *param.Set {
 			Doc: "jsqd samples with replacement (the N -> infinity limit) or without, which needs servers and uses " +
 				"the exact finite-N sampling probabilities"},
 		param.Key{Name: "servers", Kind: param.Int, Arg: "N", For: []string{"jsqd"}, Range: "d to 2^40",
-			Doc: "number of servers for sampling without", Check: func(x any, v *param.Values) string {
+			Doc: "number of servers for sampling without, and where --refined is evaluated", Check: func(x any, v *param.Values) string {
 				n, d := x.(int), v.Int("d")
-				if v.String("sampling") != "without" {
-					return "only used with --policy jsqd --sampling without"
+				if v.String("sampling") != "without" && !v.Bool("refined") {
+					return "only used with --policy jsqd and --sampling without or --refined"
 				}
 				if n < d || n > 1<<40 {
 					return fmt.Sprintf("must be between d = %d and 2^40", d)
 				}
 				return ""
 			}},
+		param.Key{Name: "refined", Kind: param.Bool, For: []string{"jsqd"}, DefaultDoc: "false", Default: param.Constant(false),
+			Doc: fmt.Sprintf("also compute the refined mean field of Gast and Van Houdt, E[q_i(N)] = q_i + c_i/N + O(1/N^2), "+
+				"at most %d levels; with --servers N also its value at N", meanfield.MaxRefinedLevels)},
 		param.Key{Name: "init", Kind: param.Floats, Arg: "LIST", DefaultDoc: "empty system",
 			Doc: "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0, in the syntax of lbsim run --rates",
 			Check: func(x any, _ *param.Values) string {
@@ -129,12 +132,18 @@ Output keys: scenario (the configuration after defaults), times, occupancy
 beyond K), top_level_max (largest q_K along the path: mass near the
 truncation), order_violation, steps, fixed_point (q_1 ... q_K of the
 truncated ODE), fixed_point_residual, mean_tasks, mean_sojourn and
-wait_probability at the fixed point.
+wait_probability at the fixed point. With --refined (jsqd only), refined:
+the 1/N coefficients c (E[q_i(N)] = q_i + c_i/N + O(1/N^2)), sampling_c
+(their part due to sampling without replacement), variance (N Var q_i(N)),
+mean_sojourn_c, levels, truncation_error (how much c moves with 4 more
+levels), neglected_mass and, with --servers N, occupancy and mean_sojourn
+at N.
 
 Examples:
   lbsim meanfield --policy jsqd --d 2 --lambda 0.9 --until 20 --grid 0.1
   lbsim meanfield --policy jsq --lambda 0.9 --init 1,1,1 --until 30
   lbsim meanfield --policy jsqd --lambda 0.9 --sampling without --servers 100 --until 50
+  lbsim meanfield --policy jsqd --lambda 0.9 --until 1 --refined --servers 10
 
 Exit status: 0 success, 1 runtime failure (integration or fixed point failed,
 unwritable trajectory file), 2 invalid input, 130 interrupted.
@@ -155,6 +164,10 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	without := v.String("sampling") == "without"
 	if without && !v.Has("servers") {
 		return usageErr("servers: missing; --sampling without needs --servers N (an integer >= d = %d)", d)
+	}
+	refined := v.Bool("refined")
+	if refined && levels > meanfield.MaxRefinedLevels {
+		return usageErr("levels = %d: --refined takes at most %d levels", levels, meanfield.MaxRefinedLevels)
 	}
 	if cfg.Trajectory != "" {
 		if st, err := os.Stat(filepath.Dir(cfg.Trajectory)); err != nil || !st.IsDir() {
@@ -264,6 +277,13 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		"mean_sojourn":         model.JSONNumber(meanfield.MeanSojourn(fixed, lambda)),
 		"wait_probability":     model.JSONNumber(wait),
 	}
+	if refined {
+		r, err := meanfield.JSQdRefined(lambda, d, without, levels)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		out["refined"] = refinedOutput(r, servers)
+	}
 	data, err := encodeResult(out)
 	if err != nil {
 		return err
@@ -274,6 +294,32 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		}
 	}
 	return writeResult(stdout, data)
+}
+
+// refinedOutput is the "refined" object of lbsim meanfield --refined: the
+// coefficients, their truncation check, the variances W_ii (N Var q_i(N) ->
+// W_ii) and, for n > 0 servers, the approximation at n.
+func refinedOutput(r *meanfield.Refined, n int) map[string]any {
+	variance := make([]float64, r.Levels)
+	for i := range variance {
+		variance[i] = r.Covariance[i][i]
+	}
+	o := map[string]any{
+		"levels":           r.Levels,
+		"fixed_point":      model.JSONNumbers(r.FixedPoint),
+		"c":                model.JSONNumbers(r.C),
+		"sampling_c":       model.JSONNumbers(r.SamplingC),
+		"variance":         model.JSONNumbers(variance),
+		"mean_sojourn_c":   model.JSONNumber(meanfield.MeanTasks(r.C) / r.Lambda),
+		"truncation_error": model.JSONNumber(r.TruncationError),
+		"neglected_mass":   model.JSONNumber(r.NeglectedMass),
+	}
+	if n > 0 {
+		o["servers"] = n
+		o["occupancy"] = model.JSONNumbers(r.At(n))
+		o["mean_sojourn"] = model.JSONNumber(r.MeanSojourn(n))
+	}
+	return o
 }
 
 // writeMeanfieldCSV writes time,q1..qK rows, removing the file on failure.

@@ -110,6 +110,38 @@ func TestMeanfieldPolicies(t *testing.T) {
 	}
 }
 
+// --refined reports the 1/N coefficients of package meanfield (checked there
+// against exact solutions and simulation) and their value at --servers N:
+// for JSQ(2) at lambda = 0.9, N = 10, the mean number of tasks per server
+// 2.7513 of Gast and Van Houdt's two-choice example; without replacement,
+// the coefficients include the sampling term and are smaller.
+func TestMeanfieldRefined(t *testing.T) {
+	with := runJSON(t, "meanfield", "--policy", "jsqd", "--lambda", "0.9", "--until", "1", "--refined", "--servers", "10")
+	r := with["refined"].(map[string]any)
+	if got := 0.9 * r["mean_sojourn"].(float64); math.Abs(got-2.7513) > 5e-5 {
+		t.Errorf("refined mean tasks at N = 10: %.5f, want 2.7513", got)
+	}
+	c, occ, fp := floats(t, r["c"]), floats(t, r["occupancy"]), floats(t, r["fixed_point"])
+	for i := range c {
+		if math.Abs(occ[i]-(fp[i]+c[i]/10)) > 1e-15 {
+			t.Errorf("occupancy[%d] = %v, want %v + %v/10", i, occ[i], fp[i], c[i])
+		}
+	}
+	if r["truncation_error"].(float64) > 1e-12 || r["levels"].(float64) != with["levels"].(float64) {
+		t.Errorf("truncation error %v, levels %v (ODE %v)", r["truncation_error"], r["levels"], with["levels"])
+	}
+	without := runJSON(t, "meanfield", "--policy", "jsqd", "--lambda", "0.9", "--until", "1", "--refined",
+		"--sampling", "without", "--servers", "10")
+	rw := without["refined"].(map[string]any)
+	cw, sw := floats(t, rw["c"]), floats(t, rw["sampling_c"])
+	if !(cw[1] < c[1] && sw[1] < 0) || math.Abs(cw[1]-sw[1]-c[1]) > 1e-12 {
+		t.Errorf("without replacement: c_2 = %v (sampling part %v), with %v", cw[1], sw[1], c[1])
+	}
+	if _, ok := runJSON(t, "meanfield", "--policy", "jsqd", "--lambda", "0.9", "--until", "1", "--refined")["refined"].(map[string]any)["occupancy"]; ok {
+		t.Error("occupancy reported without --servers")
+	}
+}
+
 func TestMeanfieldTrajectoryFile(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "mf.csv")
 	m := runJSON(t, "meanfield", "--policy", "jsq", "--lambda", "0.5", "--init", "1,0.5", "--until", "1", "--grid", "0.25",
@@ -149,6 +181,10 @@ func TestMeanfieldBadInput(t *testing.T) {
 		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--levels", "0"}, "levels = 0"},
 		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--init", "0.5,0.7"}, "init[1] = 0.7"},
 		{[]string{"--policy", "jsq", "--lambda", "x", "--until", "1"}, "invalid value"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--refined"}, "policy jsq takes no refined"},
+		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--refined=maybe"}, "invalid"},
+		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--refined", "--levels", "51"}, "levels = 51: --refined takes at most 50"},
+		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--refined", "--servers", "1"}, "servers = 1: must be between d = 2"},
 	} {
 		code, stdout, stderr := cli(t, context.Background(), append([]string{"meanfield"}, c.args...)...)
 		if code != exitUsage || stdout != "" || !strings.HasPrefix(stderr, "lbsim meanfield: ") || !strings.Contains(stderr, c.msg) {
