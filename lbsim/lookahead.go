@@ -70,24 +70,30 @@ func (d *aheadDraws) one() int {
 // twoDistinct's method: two exact Lemire draws from one 64-bit number, the
 // second shifted past the first.
 func (d *aheadDraws) refillPairs() {
-	n := d.n
 	from := (d.pi + lookahead) % (2 * lookahead)
 	for k := range d.pairs[from : from+lookahead] {
-		x := d.src.Uint64()
-		ma := uint64(uint32(x)) * uint64(n)
-		mb := (x >> 32) * uint64(n-1)
-		if uint32(ma) < n || uint32(mb) < n-1 {
-			ma = fastrand.BoundedRetry(d.src, ma, n)
-			mb = fastrand.BoundedRetry(d.src, mb, n-1)
-		}
-		a, b := uint32(ma>>32), uint32(mb>>32)
-		if b >= a {
-			b++
-		}
+		a, b := distinctPair(d.src, d.n)
 		prefetch(&d.length[a])
 		prefetch(&d.length[b])
 		d.pairs[from+uint32(k)] = uint64(a) | uint64(b)<<32
 	}
+}
+
+// distinctPair draws an ordered pair of distinct uniform servers in [0, n)
+// with twoDistinct's method.
+func distinctPair(src *rand.PCG, n uint32) (a, b uint32) {
+	x := src.Uint64()
+	ma := uint64(uint32(x)) * uint64(n)
+	mb := (x >> 32) * uint64(n-1)
+	if uint32(ma) < n || uint32(mb) < n-1 {
+		ma = fastrand.BoundedRetry(src, ma, n)
+		mb = fastrand.BoundedRetry(src, mb, n-1)
+	}
+	a, b = uint32(ma>>32), uint32(mb>>32)
+	if b >= a {
+		b++
+	}
+	return a, b
 }
 
 // refillSingle draws the half of the server ring that si is not in, by exact
