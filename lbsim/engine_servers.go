@@ -297,6 +297,11 @@ func arrivalLoop(policy Policy, n int) (arrivalKind, bool) {
 	return 0, false
 }
 
+// rateCache is the number of entries of loopArrivals's cache of rates: the
+// number of busy servers stays within a few standard deviations (O(sqrt N))
+// of its mean, so at N = 10^6 the entries are reused.
+const rateCache = 1024
+
 // loopArrivals is the event loop of runServers specialised to homogeneous
 // rates mu and the policies of arrivalLoop: the same steps, minus the
 // branches for other policies and rates, with the candidates of each arrival
@@ -309,20 +314,32 @@ func loopArrivals(s *State, obs *observer, src *rand.PCG, arrivals *aheadArrival
 	mark := obs.mark()
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
-	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
-	var cut fastrand.ArrivalCut
+	// The inverse total rate and the arrival cut depend on the number of busy
+	// servers only, which changes on about a fifth of the events at random:
+	// they are kept in a direct-mapped cache indexed by that number (the same
+	// numbers as computed at each change), so that an event reads them
+	// without a mispredicted branch and a change costs no division.
+	var rates [rateCache]struct {
+		busy int32
+		inv  float64
+		cut  fastrand.ArrivalCut
+	}
+	for i := range rates {
+		rates[i].busy = -1
+	}
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
 				return 0, err
 			}
 		}
-		if s.cnt[1] != rateBusy {
-			rateBusy = s.cnt[1]
-			rate = arr + mu*float64(rateBusy)
-			invRate = 1 / rate
-			cut = fastrand.NewArrivalCut(arr / rate)
+		b := s.cnt[1]
+		r := &rates[uint32(b)%rateCache]
+		if r.busy != b {
+			rate := arr + mu*float64(b)
+			r.busy, r.inv, r.cut = b, 1/rate, fastrand.NewArrivalCut(arr/rate)
 		}
+		invRate, cut := r.inv, r.cut
 		x := src.Uint64() // ziggurat and arrival cut, as in runServers
 		e, ok := fastrand.ExpFast(x)
 		if !ok {
@@ -344,16 +361,20 @@ func loopArrivals(s *State, obs *observer, src *rand.PCG, arrivals *aheadArrival
 			}
 			c := arrivals.ring[arrivals.used%arrivalRing]
 			arrivals.used++
-			j, l := int(c.a), length[c.a]
-			if lb := length[c.b]; lb < l || lb == l && c.tie != 0 {
-				j, l = int(c.b), lb
+			// b if it is shorter than a, or as short with the tie bit set
+			// (l - lb + tie > 0), then c if shorter still: comparisons
+			// the compiler turns into conditional moves, since the
+			// outcomes are random and branches would be mispredicted.
+			j, l := c.a, length[c.a]
+			if lb := length[c.b]; l-lb+int32(c.tie) > 0 {
+				j, l = c.b, lb
 			}
 			if lc := length[c.c]; lc < l {
-				j, l = int(c.c), lc
+				j, l = c.c, lc
 			}
 			obs.change(int(l)+1, int64(s.cnt[l+1]), t)
 			if l == 0 && s.listed || int(l)+2 == len(s.cnt) {
-				s.add(j)
+				s.add(int(j))
 				if l == 0 && 2*int(s.cnt[1]) > n {
 					s.unlist()
 				}

@@ -60,16 +60,19 @@ type aheadArrivals struct {
 	depth  uint32 // batches between the draw and the use: 1, 2 or 3
 	used   uint32 // arrivals handed out so far
 	ring   [arrivalRing]candidates
-	// Graph of localTwo: shifts of an implicit circulant graph (each s as s
-	// and n-s), or side of a torus (with its fastmod constant), or the stored
-	// lists; deg is the common degree when the lists have stride deg.
-	shifts []uint32
-	side   uint32
-	sideM  uint64
-	deg    uint32
-	off    []uint64
-	adj    []uint32
-	pos    [arrivalRing]uint64 // adjacency positions between stages 2 and 3
+	// Graph of localTwo: on an implicit graph, step[i] is neighbour i minus
+	// the vertex, before wrapping (circulant: +s and -s per shift s; torus of
+	// side L: +1, -1, +L, -L, with the row steps dx and Lemire's fastmod
+	// constant sideM); else the stored lists. deg is the common degree of an
+	// implicit graph or of lists with stride deg.
+	step  []int64
+	dx    [4]int64
+	side  uint32
+	sideM uint64
+	deg   uint32
+	off   []uint64
+	adj   []uint32
+	pos   [arrivalRing]uint64 // adjacency positions between stages 2 and 3
 }
 
 // newAheadArrivals starts the ring for kind (twoWithout needs n >= 2);
@@ -92,16 +95,16 @@ func newAheadArrivals(src *rand.PCG, length []int32, kind arrivalKind, g *graph.
 
 func (h *aheadArrivals) setGraph(g *graph.Graph) {
 	if shape, ok := g.Implicit(); ok {
-		if shape.Side > 0 {
-			h.side = uint32(shape.Side)
-			h.sideM = ^uint64(0)/uint64(h.side) + 1
-			h.deg = 4
-			return
+		if l := int64(shape.Side); l > 0 {
+			h.side = uint32(l)
+			h.sideM = ^uint64(0)/uint64(l) + 1
+			h.step = []int64{1, -1, l, -l}
+			h.dx = [4]int64{1, -1, 0, 0}
 		}
 		for _, s := range shape.Shifts {
-			h.shifts = append(h.shifts, uint32(s), h.n-uint32(s))
+			h.step = append(h.step, int64(s), -int64(s))
 		}
-		h.deg = uint32(len(h.shifts))
+		h.deg = uint32(len(h.step))
 		return
 	}
 	h.off, h.adj = g.Offsets(), g.Adjacency()
@@ -207,41 +210,27 @@ func (h *aheadArrivals) draw(from uint32) {
 }
 
 // neighbour returns neighbour i of o on an implicit graph, in the order of
-// graph.Shape.
+// graph.Shape: o plus a step (step[i]), corrected in the rare case it leaves
+// the row of a torus or the range [0, n). (Every branch taken depends on i
+// only through a rare wrap, so none is mispredicted.)
 func (h *aheadArrivals) neighbour(o, i uint32) uint32 {
-	n := h.n
-	if h.side == 0 {
-		v := o + h.shifts[i]
-		if v >= n || v < o { // v < o: the sum overflowed uint32
+	n := int64(h.n)
+	v := int64(o) + h.step[i]
+	if h.side != 0 {
+		l := h.side
+		hi, _ := bits.Mul64(h.sideM*uint64(o), uint64(l)) // o mod l (Lemire's fastmod)
+		if x := int64(hi) + h.dx[i]; uint64(x) >= uint64(l) {
+			v -= h.dx[i] * int64(l) // x+1 past the row's end or x-1 before its start
+		}
+	}
+	if uint64(v) >= uint64(n) {
+		if v < 0 {
+			v += n
+		} else {
 			v -= n
 		}
-		return v
 	}
-	l := h.side
-	hi, _ := bits.Mul64(h.sideM*uint64(o), uint64(l)) // o mod l (Lemire's fastmod)
-	x := uint32(hi)
-	switch i {
-	case 0:
-		if x == l-1 {
-			return o + 1 - l
-		}
-		return o + 1
-	case 1:
-		if x == 0 {
-			return o + l - 1
-		}
-		return o - 1
-	case 2:
-		if o+l >= n {
-			return o + l - n
-		}
-		return o + l
-	default:
-		if o < l {
-			return o + n - l
-		}
-		return o - l
-	}
+	return uint32(v)
 }
 
 // stage moves the localTwo batch at ring position from through stage k of
