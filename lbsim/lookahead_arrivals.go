@@ -58,6 +58,7 @@ type aheadArrivals struct {
 	n      uint32
 	kind   arrivalKind
 	depth  uint32 // batches between the draw and the use: 1, 2 or 3
+	far    bool   // prefetch: the data read do not fit in the caches (farData)
 	used   uint32 // arrivals handed out so far
 	ring   [arrivalRing]candidates
 	// Graph of localTwo: on an implicit graph, step[i] is neighbour i minus
@@ -82,6 +83,7 @@ func newAheadArrivals(src *rand.PCG, length []int32, kind arrivalKind, g *graph.
 	if kind == localTwo {
 		h.setGraph(g)
 	}
+	h.far = farData(4*len(length) + 8*len(h.off) + 4*len(h.adj))
 	for m := range h.depth {
 		h.draw(m * lookahead)
 	}
@@ -160,16 +162,20 @@ func (h *aheadArrivals) draw(from uint32) {
 	case twoWithout: // twoDistinct, as refillPairs did
 		for k := range batch {
 			a, b := distinctPair(h.src, n)
-			prefetch(&h.length[a])
-			prefetch(&h.length[b])
+			if h.far {
+				prefetch(&h.length[a])
+				prefetch(&h.length[b])
+			}
 			batch[k] = candidates{a: a, b: b, c: a}
 		}
 	case twoWith:
 		for k := range batch {
 			x := h.src.Uint64()
 			a, b := h.bounded(uint32(x), n), h.bounded(uint32(x>>32), n)
-			prefetch(&h.length[a])
-			prefetch(&h.length[b])
+			if h.far {
+				prefetch(&h.length[a])
+				prefetch(&h.length[b])
+			}
 			batch[k] = candidates{a: a, b: b, c: a}
 		}
 	case threeWith:
@@ -178,7 +184,9 @@ func (h *aheadArrivals) draw(from uint32) {
 			s := [6]uint32{uint32(x), uint32(x >> 32), uint32(y), uint32(y >> 32), uint32(z), uint32(z >> 32)}
 			for i := range s {
 				s[i] = h.bounded(s[i], n)
-				prefetch(&h.length[s[i]])
+				if h.far {
+					prefetch(&h.length[s[i]])
+				}
 			}
 			batch[k] = candidates{a: s[0], b: s[1], c: s[2]}
 			batch[k+1] = candidates{a: s[3], b: s[4], c: s[5]}
@@ -189,20 +197,28 @@ func (h *aheadArrivals) draw(from uint32) {
 			x := h.src.Uint64()
 			o := h.bounded(uint32(x), n)
 			c := candidates{a: o, b: o, c: o, tie: uint32(coins>>k) & 1}
-			prefetch(&h.length[o])
+			if h.far {
+				prefetch(&h.length[o])
+			}
 			switch {
 			case h.off == nil: // implicit: the neighbour now
 				if h.deg > 0 {
 					c.b = h.neighbour(o, h.bounded(uint32(x>>32), h.deg))
-					prefetch(&h.length[c.b])
+					if h.far {
+						prefetch(&h.length[c.b])
+					}
 				}
 			case h.depth == 2: // stride: the position now
 				p := uint64(o)*uint64(h.deg) + uint64(h.bounded(uint32(x>>32), h.deg))
 				h.pos[(from+uint32(k))%arrivalRing] = p
-				prefetchAny(&h.adj[p])
+				if h.far {
+					prefetchAny(&h.adj[p])
+				}
 			default: // the offset now, the position at stage 1
 				c.b = uint32(x >> 32) // random bits for stage 1
-				prefetchAny(&h.off[o])
+				if h.far {
+					prefetchAny(&h.off[o])
+				}
 			}
 			batch[k] = c
 		}
@@ -247,7 +263,9 @@ func (h *aheadArrivals) stage(k, from uint32) {
 			p := ^uint64(0) // no neighbour: the origin
 			if end > start {
 				p = start + uint64(h.bounded(c.b, uint32(end-start)))
-				prefetchAny(&h.adj[p])
+				if h.far {
+					prefetchAny(&h.adj[p])
+				}
 			}
 			h.pos[from+uint32(i)] = p
 		}
@@ -258,7 +276,9 @@ func (h *aheadArrivals) stage(k, from uint32) {
 		c.b = c.a
 		if p := h.pos[from+uint32(i)]; p != ^uint64(0) {
 			c.b = h.adj[p]
-			prefetch(&h.length[c.b])
+			if h.far {
+				prefetch(&h.length[c.b])
+			}
 		}
 	}
 }
