@@ -126,3 +126,26 @@ func TestFastLoopEqualsDispatchInLaw(t *testing.T) {
 		})
 	}
 }
+
+// Two local choices on an implicit ring or torus run without the graph's
+// lists (no memory per edge); a policy that reads lists (d = 3) makes them.
+func TestFastLoopKeepsGraphsImplicit(t *testing.T) {
+	ring, _ := graph.Ring(1000, 1)
+	torus, _ := graph.Torus(30)
+	for _, g := range []*graph.Graph{ring, torus} {
+		sc := lbsim.Scenario{Servers: g.N(), Lambda: 0.9, Policy: lbsim.NeighbourJSQd(g, 2), Horizon: 5, Replications: 2}
+		if _, err := lbsim.Run(context.Background(), sc); err != nil {
+			t.Fatal(err)
+		}
+		if g.Bytes() != 0 {
+			t.Errorf("%d servers, d = 2: the run made the lists (%d bytes)", g.N(), g.Bytes())
+		}
+		sc.Policy = lbsim.NeighbourJSQd(g, 3)
+		if _, err := lbsim.Run(context.Background(), sc); err != nil {
+			t.Fatal(err)
+		}
+		if g.Bytes() == 0 {
+			t.Errorf("%d servers, d = 3: no lists made, yet Dispatch reads them", g.N())
+		}
+	}
+}
