@@ -4,6 +4,7 @@
 #   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), a real-Slurm sweep test, every notebooks/*.ipynb headless, the Binder-environment check
 #   make reproduce  run every notebook in full mode; signed executed copies and HTML exports in outputs/
 #   make bench      Go benchmarks of ./lbsim/...
+#   make bench-peers lbsim side by side with its peers (SIMU=, RMF= source dirs; scripts/peers/README.md)
 #   make setup      only install (idempotent; also run by notebook and test)
 
 SHELL := /bin/bash
@@ -19,10 +20,10 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Our tools first; Go from /usr/local/go/bin when it is not on PATH already.
 export PATH := $(CURDIR)/bin:$(PATH):/usr/local/go/bin
 
-.PHONY: help setup notebook test reproduce vet go-test notebooks nb-smoke slurm-test bench clean
+.PHONY: help setup notebook test reproduce vet go-test notebooks nb-smoke slurm-test bench bench-peers clean
 
 help:
-	@sed -n '3,8s/^# *//p' Makefile
+	@sed -n '3,9s/^# *//p' Makefile
 
 setup:
 	@bash scripts/setup.sh
@@ -63,8 +64,17 @@ nb-smoke: setup
 reproduce: setup
 	LBSIM_QUICK=0 NB_PUBLISH=1 NB_OUT_DIR=$(CURDIR)/outputs NB_TIMEOUT=36000 bash scripts/run-notebooks.sh
 
+# Includes one benchmark per scenario of the README table "lbsim vs peers" (lbsim/bench_peers_test.go).
 bench:
 	go test -run '^$$' -bench . ./lbsim/...
+
+# The peers' sources are not in the repository: see scripts/peers/README.md. Not part of make test.
+REPS ?= 5
+EVENTS ?= 20000000
+bench-peers:
+	@if [ -z "$(SIMU)" ] || [ -z "$(RMF)" ]; then echo "usage: make bench-peers SIMU=DIR RMF=DIR [REPS=5] [EVENTS=20000000]; see scripts/peers/README.md" >&2; exit 2; fi
+	bash scripts/peers/build.sh "$(SIMU)" "$(RMF)" artifacts/peers
+	bash scripts/peers/run.sh artifacts/peers $(REPS) $(EVENTS)
 
 clean:
 	rm -rf artifacts

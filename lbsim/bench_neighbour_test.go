@@ -50,7 +50,7 @@ func benchNeighbourPolicy(b *testing.B, g *graph.Graph, policy Policy) {
 		Horizon: math.Max(float64(b.N)/rate, 1e-6), Warmup: NoWarmup,
 		InitOccupancy: []float64{lambda}, Workers: 1,
 	}
-	b.ResetTimer()
+	cpu0 := timeFromFirstEvent(b, &sc)
 	res, err := Run(context.Background(), sc)
 	if err != nil {
 		b.Fatal(err)
@@ -58,12 +58,11 @@ func benchNeighbourPolicy(b *testing.B, g *graph.Graph, policy Policy) {
 	sec := b.Elapsed().Seconds()
 	q1 := res.Occupancy[0]
 	arrivals := float64(res.Events) * lambda / (lambda + q1)
-	b.ReportMetric(float64(res.Events)/sec, "events/s")
+	reportRates(b, res.Events, sc, *cpu0)
 	// What a full scan reads per second for this throughput; with probing
 	// (dense graphs, see probeIdle) far fewer neighbours are actually read.
 	b.ReportMetric(arrivals*(meanDeg+1)/sec, "scan-equivalent/s")
 	b.ReportMetric(meanDeg, "mean-degree")
-	b.ReportMetric(0, "ns/op")
 }
 
 // N = 10^5 on G(N, p) with mean degree sqrt(N) ln N (about 3640): the regime

@@ -3,6 +3,7 @@ package lbsim
 import (
 	"context"
 	"math"
+	"syscall"
 	"testing"
 )
 
@@ -28,13 +29,56 @@ func benchScenario(b *testing.B, n int, p Policy, engine Engine, d int) {
 		Horizon: math.Max(float64(b.N)/rate, 1e-6), Warmup: NoWarmup,
 		InitOccupancy: init, Workers: 1,
 	}
-	b.ResetTimer()
+	cpu0 := timeFromFirstEvent(b, &sc)
 	res, err := Run(context.Background(), sc)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(res.Events)/b.Elapsed().Seconds(), "events/s")
+	reportRates(b, res.Events, sc, *cpu0)
+}
+
+// reportRates reports events per second and server-time per second: the
+// simulated time times N per second of wall time, the throughput that
+// compares with a uniformized simulator (scripts/peers), whose steps include
+// the departures from idle servers that the exact chain does not simulate.
+// server-time/cpu-s is the same per second of CPU time of the process since
+// cpu0 (cpuSeconds before the run), the figure to compare on a shared machine,
+// where wall time includes the time other processes held the core.
+func reportRates(b *testing.B, events int64, sc Scenario, cpu0 float64) {
+	sec := b.Elapsed().Seconds()
+	simulated := (sc.Horizon - max(sc.Warmup, 0)) * float64(sc.Servers)
+	b.ReportMetric(float64(events)/sec, "events/s")
+	b.ReportMetric(simulated/sec, "server-time/s")
+	b.ReportMetric(simulated/(cpuSeconds()-cpu0), "server-time/cpu-s")
 	b.ReportMetric(0, "ns/op")
+}
+
+// timeFromFirstEvent makes the benchmark's clocks start at the first event of
+// sc's (single) replication, through its progress callback, so that the
+// set-up (the initial state of N servers) is not timed, as the peers' is not
+// (scripts/peers). It returns where the CPU time at that moment will be.
+func timeFromFirstEvent(b *testing.B, sc *Scenario) *float64 {
+	cpu0 := new(float64)
+	started := false
+	sc.Progress = func(p Progress) {
+		if !started {
+			started = true
+			b.ResetTimer()
+			*cpu0 = cpuSeconds()
+		}
+	}
+	b.ResetTimer()
+	*cpu0 = cpuSeconds()
+	return cpu0
+}
+
+// cpuSeconds returns the user and system CPU time of the process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func BenchmarkJSQd2N1e3(b *testing.B) { benchScenario(b, 1e3, JSQd(2), EngineServers, 2) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/internal/alias"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 	"github.com/lbsim/notebooks/lbsim/internal/fenwick"
@@ -80,24 +81,33 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	if needOrigin {
 		nextOrigin = drawOrigin()
 	}
-	// JSQ(2) without replacement, the workhorse, has its own loop with
-	// homogeneous rates (loopJSQ2), and JSQ is dispatched inline: the same
-	// law as their Dispatch, without the interface calls, and with the
-	// engine's own draws.
-	p2, ok := policy.(*jsqd)
-	jsq2 := ok && p2.d == 2 && p2.sampling == WithoutReplacement && n >= 2
+	// JSQ(2) and JSQ(3) with replacement, JSQ(2) without, and two local
+	// choices with uniform origins have their own loop with homogeneous
+	// rates (loopArrivals), and JSQ is dispatched inline: the same law as
+	// their Dispatch, without the interface calls, and with the engine's own
+	// draws.
+	kind, fast := arrivalLoop(policy, n)
+	fast = fast && busy == nil && origins == nil
 	_, jsqAll := policy.(jsqPolicy)
 	length := s.length
-	ahead := newAheadDraws(src, length, jsq2)
+	var arrivals *aheadArrivals
+	if fast {
+		var g *graph.Graph
+		if p, ok := policy.(*neighbourJSQd); ok {
+			g = p.g
+		}
+		arrivals = newAheadArrivals(src, length, kind, g)
+	}
+	ahead := newAheadDraws(src, length, false)
 
 	arr := sc.Lambda * float64(n)
 	t := 0.0
 	mark := obs.mark()
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
-	if jsq2 && busy == nil {
+	if fast {
 		var err error
-		if events, err = loopJSQ2(s, obs, src, ahead, arr, mu, check); err != nil {
+		if events, err = loopArrivals(s, obs, src, arrivals, ahead, arr, mu, check); err != nil {
 			return nil, err
 		}
 		if err := check(sc.Horizon); err != nil {
@@ -266,33 +276,70 @@ func rateClasses(rates []float64) ([]int32, []float64) {
 	return class, mus
 }
 
-// loopJSQ2 is the event loop of runServers specialised to JSQ(2) without
-// replacement and homogeneous rates mu: the same steps, minus the branches for
-// other policies and rates, with the pair of servers drawn ahead (aheadDraws)
-// and compared inline. Ties go to the first server drawn, as in jsqd.Dispatch.
-// Without the other cases the loop's variables fit in registers, which is
-// worth about 10% at every N.
-func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu float64, check tick) (int64, error) {
+// arrivalLoop reports whether policy (prepared, on n servers) has a fast
+// loop and how it samples: JSQ(2) without replacement, JSQ(2) and JSQ(3) with
+// replacement, two local choices (neighbour-jsqd with d = 2) on any graph but
+// the implicit complete one.
+func arrivalLoop(policy Policy, n int) (arrivalKind, bool) {
+	switch p := policy.(type) {
+	case *jsqd:
+		switch {
+		case p.d == 2 && p.sampling == WithoutReplacement && n >= 2:
+			return twoWithout, true
+		case p.d == 2 && p.sampling == WithReplacement:
+			return twoWith, true
+		case p.d == 3 && p.sampling == WithReplacement:
+			return threeWith, true
+		}
+	case *neighbourJSQd:
+		return localTwo, p.d == 2 && !p.complete
+	}
+	return 0, false
+}
+
+// rateCache is the number of entries of loopArrivals's cache of rates: the
+// number of busy servers stays within a few standard deviations (O(sqrt N))
+// of its mean, so at N = 10^6 the entries are reused.
+const rateCache = 1024
+
+// loopArrivals is the event loop of runServers specialised to homogeneous
+// rates mu and the policies of arrivalLoop: the same steps, minus the
+// branches for other policies and rates, with the candidates of each arrival
+// drawn ahead (aheadArrivals) and compared inline. Without the other cases
+// the loop's variables fit in registers, which is worth about 10% at every N.
+func loopArrivals(s *State, obs *observer, src *rand.PCG, arrivals *aheadArrivals, ahead *aheadDraws, arr, mu float64, check tick) (int64, error) {
 	length := s.length
 	n := len(length)
 	t := 0.0
 	mark := obs.mark()
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
-	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
-	var cut fastrand.ArrivalCut
+	// The inverse total rate and the arrival cut depend on the number of busy
+	// servers only, which changes on about a fifth of the events at random:
+	// they are kept in a direct-mapped cache indexed by that number (the same
+	// numbers as computed at each change), so that an event reads them
+	// without a mispredicted branch and a change costs no division.
+	var rates [rateCache]struct {
+		busy int32
+		inv  float64
+		cut  fastrand.ArrivalCut
+	}
+	for i := range rates {
+		rates[i].busy = -1
+	}
 	for {
 		if events&(checkEvery-1) == 0 {
 			if err := check(t); err != nil {
 				return 0, err
 			}
 		}
-		if s.cnt[1] != rateBusy {
-			rateBusy = s.cnt[1]
-			rate = arr + mu*float64(rateBusy)
-			invRate = 1 / rate
-			cut = fastrand.NewArrivalCut(arr / rate)
+		b := s.cnt[1]
+		r := &rates[uint32(b)%rateCache]
+		if r.busy != b {
+			rate := arr + mu*float64(b)
+			r.busy, r.inv, r.cut = b, 1/rate, fastrand.NewArrivalCut(arr/rate)
 		}
+		invRate, cut := r.inv, r.cut
 		x := src.Uint64() // ziggurat and arrival cut, as in runServers
 		e, ok := fastrand.ExpFast(x)
 		if !ok {
@@ -308,21 +355,26 @@ func loopJSQ2(s *State, obs *observer, src *rand.PCG, ahead *aheadDraws, arr, mu
 		t = next
 		events++
 		if cut.Arrival(uint32(x>>40), src) {
-			// ahead.pair(), written out so that it inlines.
-			if ahead.pi%lookahead == 0 {
-				ahead.refillPairs()
+			// arrivals.next(), written out so that it inlines.
+			if arrivals.used%lookahead == 0 {
+				arrivals.advance()
 			}
-			v := ahead.pairs[ahead.pi%(2*lookahead)]
-			ahead.pi++
-			a, b := int(uint32(v)), int(v>>32)
-			j := a
-			if length[b] < length[a] {
-				j = b
+			c := arrivals.ring[arrivals.used%arrivalRing]
+			arrivals.used++
+			// b if it is shorter than a, or as short with the tie bit set
+			// (l - lb + tie > 0), then c if shorter still: comparisons
+			// the compiler turns into conditional moves, since the
+			// outcomes are random and branches would be mispredicted.
+			j, l := c.a, length[c.a]
+			if lb := length[c.b]; l-lb+int32(c.tie) > 0 {
+				j, l = c.b, lb
 			}
-			l := length[j]
+			if lc := length[c.c]; lc < l {
+				j, l = c.c, lc
+			}
 			obs.change(int(l)+1, int64(s.cnt[l+1]), t)
 			if l == 0 && s.listed || int(l)+2 == len(s.cnt) {
-				s.add(j)
+				s.add(int(j))
 				if l == 0 && 2*int(s.cnt[1]) > n {
 					s.unlist()
 				}

@@ -30,12 +30,20 @@ type aheadDraws struct {
 	pairs  [2 * lookahead]uint64 // a | b<<32
 	single [2 * lookahead]uint32
 	pi, si uint32 // uses so far
+	far    bool   // prefetch (farData)
 }
+
+// farData reports whether data of the given size (bytes) that a loop reads at
+// random is worth prefetching: beyond a quarter of the second-level cache
+// (1 MiB per core on the machines measured), with other data competing for
+// it, reads would wait on the third level or memory; below, the prefetch
+// instructions only cost time.
+func farData(bytes int) bool { return bytes > 1<<18 }
 
 // newAheadDraws starts the rings (the pair ring only if pairs is set; it needs
 // N >= 2).
 func newAheadDraws(src *rand.PCG, length []int32, pairs bool) *aheadDraws {
-	d := &aheadDraws{src: src, length: length, n: uint32(len(length))}
+	d := &aheadDraws{src: src, length: length, n: uint32(len(length)), far: farData(4 * len(length))}
 	// The first half is drawn now; the first use draws the second.
 	d.pi, d.si = lookahead, lookahead
 	if pairs {
@@ -70,24 +78,32 @@ func (d *aheadDraws) one() int {
 // twoDistinct's method: two exact Lemire draws from one 64-bit number, the
 // second shifted past the first.
 func (d *aheadDraws) refillPairs() {
-	n := d.n
 	from := (d.pi + lookahead) % (2 * lookahead)
 	for k := range d.pairs[from : from+lookahead] {
-		x := d.src.Uint64()
-		ma := uint64(uint32(x)) * uint64(n)
-		mb := (x >> 32) * uint64(n-1)
-		if uint32(ma) < n || uint32(mb) < n-1 {
-			ma = fastrand.BoundedRetry(d.src, ma, n)
-			mb = fastrand.BoundedRetry(d.src, mb, n-1)
+		a, b := distinctPair(d.src, d.n)
+		if d.far {
+			prefetch(&d.length[a])
+			prefetch(&d.length[b])
 		}
-		a, b := uint32(ma>>32), uint32(mb>>32)
-		if b >= a {
-			b++
-		}
-		prefetch(&d.length[a])
-		prefetch(&d.length[b])
 		d.pairs[from+uint32(k)] = uint64(a) | uint64(b)<<32
 	}
+}
+
+// distinctPair draws an ordered pair of distinct uniform servers in [0, n)
+// with twoDistinct's method.
+func distinctPair(src *rand.PCG, n uint32) (a, b uint32) {
+	x := src.Uint64()
+	ma := uint64(uint32(x)) * uint64(n)
+	mb := (x >> 32) * uint64(n-1)
+	if uint32(ma) < n || uint32(mb) < n-1 {
+		ma = fastrand.BoundedRetry(src, ma, n)
+		mb = fastrand.BoundedRetry(src, mb, n-1)
+	}
+	a, b = uint32(ma>>32), uint32(mb>>32)
+	if b >= a {
+		b++
+	}
+	return a, b
 }
 
 // refillSingle draws the half of the server ring that si is not in, by exact
@@ -105,8 +121,10 @@ func (d *aheadDraws) refillSingle() {
 			mb = fastrand.BoundedRetry(d.src, mb, n)
 		}
 		a, b := uint32(ma>>32), uint32(mb>>32)
-		prefetch(&d.length[a])
-		prefetch(&d.length[b])
+		if d.far {
+			prefetch(&d.length[a])
+			prefetch(&d.length[b])
+		}
 		half[k], half[k+1] = a, b
 	}
 }

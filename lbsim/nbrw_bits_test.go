@@ -67,7 +67,9 @@ func TestCountDrawsIsTransparent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []Policy{NBRWJSQd(g, 2), JSQd(3), NeighbourJSQd(g, 2)} {
+	// Not the policies the per-server engine dispatches inline (see
+	// DrawCounter): JSQ(3) without replacement, two local choices with d = 3.
+	for _, p := range []Policy{NBRWJSQd(g, 2), JSQd(3), NeighbourJSQd(g, 3)} {
 		sc := Scenario{Servers: 200, Lambda: 0.9, Policy: p, Horizon: 50, Replications: 2, Seed: 9, Engine: EngineServers}
 		plain, err := Run(context.Background(), sc)
 		if err != nil {

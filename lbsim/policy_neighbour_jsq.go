@@ -109,6 +109,9 @@ func (p *neighbourJSQ) Prepare(sys System) (Policy, error) {
 
 // maxDegree returns the largest degree of a graph with neighbour lists.
 func maxDegree(g *graph.Graph) int {
+	if _, ok := g.Implicit(); ok && g.N() > 0 {
+		return g.Degree(0) // every vertex has the same degree
+	}
 	off := g.Offsets()
 	m := uint64(0)
 	for v := 1; v < len(off); v++ {

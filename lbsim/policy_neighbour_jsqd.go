@@ -55,7 +55,9 @@ func (p *neighbourJSQd) Prepare(sys System) (Policy, error) {
 	q := &neighbourJSQd{g: p.g, d: p.d, complete: p.g.IsComplete(), n: sys.N}
 	maxDeg := sys.N - 1
 	if !q.complete {
-		q.off, q.adj = p.g.Offsets(), p.g.Adjacency()
+		// The lists are read on the first Dispatch: the per-server
+		// engine's loop for d = 2 computes the neighbours of an implicit
+		// graph and never makes them.
 		maxDeg = maxDegree(p.g)
 	}
 	if k := p.d - 1; k > maxRejectionD && k < maxDeg {
@@ -78,6 +80,9 @@ func (p *neighbourJSQd) neighbour(origin int, i int32) int32 {
 
 func (p *neighbourJSQd) Dispatch(s *State, origin int, r *rand.Rand) int {
 	length := s.length
+	if p.off == nil && !p.complete { // the first call: see Prepare
+		p.off, p.adj = p.g.Offsets(), p.g.Adjacency()
+	}
 	var deg int
 	if p.complete {
 		deg = p.n - 1

@@ -47,10 +47,11 @@ func IIDSampleBits(n, d int, s Sampling) float64 {
 // random stream. The wrapped policy draws through a counting source that
 // forwards every call to the stream, so a run with the counter gives the same
 // results, to the bit, as a run without it (the engine's own draws, for event
-// times and departures, are not counted). The exceptions are JSQ(2) without
-// replacement and JSQ, which the per-server engine dispatches inline from its
-// own draws: wrapped, they go through their Dispatch, with the same law but
-// other draws. Make one with CountDraws, run a
+// times and departures, are not counted). The exceptions are JSQ, JSQ(2)
+// without replacement, JSQ(2) and JSQ(3) with replacement and two local
+// choices (neighbour-jsqd with d = 2), which the per-server engine dispatches
+// inline from its own draws (loopArrivals): wrapped, they go through their
+// Dispatch, with the same law but other draws. Make one with CountDraws, run a
 // scenario with it, then read Words and Dispatches: their ratio is the
 // randomness a policy really consumes per task, next to the entropy figures
 // of WalkSampleBits and IIDSampleBits.

@@ -19,6 +19,13 @@
 // IsComplete and then uses a structure for the clique (for load balancing, the
 // O(1) JSQ structure). Materialize expands a small clique explicitly.
 //
+// Ring, Circulant and Torus are implicit too (see Shape): neighbour i of v is
+// computed (NeighborAt), and Degree, Edges and HasEdge need no lists; a policy
+// that knows the Shape (two local choices in the per-server engine) never
+// makes them. The CSR lists are made once, on the first call that needs them
+// (Neighbors, Offsets, Adjacency, Validate, Equal, the analysis functions),
+// and equal those of the same edges stored explicitly.
+//
 // Builder turns an edge list into a Graph (dedupe, sort, drop self-loops unless
 // KeepSelfLoops); ReadEdgeList and WriteEdgeList read and write the text form
 // "u v" per line with '#' comments. ToGonum, FromGonum and WriteDOT connect to
@@ -51,8 +58,9 @@
 //     of random edge switches that removes self-loops and multi-edges; O(nk)
 //     time, 8 bytes per directed entry at peak; asymptotically (not exactly)
 //     uniform. N = 10^6, k = 10 takes under a second.
-//   - Ring(n, k): circulant graph, v joined to v±1..v±k mod n (degree 2k).
-//   - Torus(L): L x L grid with wrap-around, 4 neighbours each.
+//   - Ring(n, k): circulant graph, v joined to v±1..v±k mod n (degree 2k);
+//     Circulant(n, shifts): v joined to v±s mod n for each shift s. Implicit.
+//   - Torus(L): L x L grid with wrap-around, 4 neighbours each. Implicit.
 //   - RandomGeometric(n, r): n uniform points on the unit torus, joined within
 //     distance r; points are bucketed in cells of side >= r so only the 9
 //     neighbouring cells are scanned: O(n + M) expected.

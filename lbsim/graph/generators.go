@@ -122,7 +122,8 @@ func repairRegular(n, k int, s []uint32, rng *rand.Rand, budget int) bool {
 
 // Ring returns the ring lattice (circulant graph) on n vertices in which every
 // vertex is joined to its k nearest neighbours on each side: v ~ v±1, ...,
-// v±k (mod n). It needs 0 <= k and 2k < n, so every vertex has degree 2k.
+// v±k (mod n). It needs 0 <= k and 2k < n, so every vertex has degree 2k. The
+// graph is implicit (see Shape): Circulant(n, [1..k]).
 func Ring(n, k int) (*Graph, error) {
 	if n < 0 || n > MaxVertices {
 		return nil, fmt.Errorf("graph: Ring: n = %d out of range [0, %d]", n, MaxVertices)
@@ -130,47 +131,21 @@ func Ring(n, k int) (*Graph, error) {
 	if k < 0 || (n > 0 && 2*k >= n) || (n == 0 && k != 0) {
 		return nil, fmt.Errorf("graph: Ring: k = %d out of range [0, %d] for n = %d (need 2k < n)", k, max((n-1)/2, 0), n)
 	}
-	d := 2 * k
-	off := make([]uint64, n+1)
-	adj := make([]uint32, n*d)
-	for v := 0; v < n; v++ {
-		l := adj[v*d : (v+1)*d]
-		i := 0
-		for j := -k; j <= k; j++ {
-			if j != 0 {
-				l[i] = uint32(((v+j)%n + n) % n)
-				i++
-			}
-		}
-		slices.Sort(l)
-		off[v+1] = uint64((v + 1) * d)
+	shifts := make([]int, k)
+	for j := range shifts {
+		shifts[j] = j + 1
 	}
-	return &Graph{n: n, off: off, adj: adj}, nil
+	return &Graph{n: n, shape: &implicit{shape: Shape{Shifts: shifts}}}, nil
 }
 
 // Torus returns the L x L torus grid with 4-neighbour adjacency: vertex
 // x + L*y is joined to (x±1, y) and (x, y±1) mod L. It needs L >= 3 (smaller L
-// would create loops or double edges).
+// would create loops or double edges). The graph is implicit (see Shape).
 func Torus(L int) (*Graph, error) {
 	if L < 3 || float64(L)*float64(L) > MaxVertices {
 		return nil, fmt.Errorf("graph: Torus: side L = %d out of range [3, %d]", L, int(math.Sqrt(MaxVertices)))
 	}
-	n := L * L
-	off := make([]uint64, n+1)
-	adj := make([]uint32, 4*n)
-	for y := 0; y < L; y++ {
-		for x := 0; x < L; x++ {
-			v := x + L*y
-			l := adj[4*v : 4*v+4]
-			l[0] = uint32((x+1)%L + L*y)
-			l[1] = uint32((x+L-1)%L + L*y)
-			l[2] = uint32(x + L*((y+1)%L))
-			l[3] = uint32(x + L*((y+L-1)%L))
-			slices.Sort(l)
-			off[v+1] = uint64(4 * (v + 1))
-		}
-	}
-	return &Graph{n: n, off: off, adj: adj}, nil
+	return &Graph{n: L * L, shape: &implicit{shape: Shape{Side: L}}}, nil
 }
 
 // Point is a position in the unit square [0, 1)^2.

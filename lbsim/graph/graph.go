@@ -34,6 +34,7 @@ type Graph struct {
 	loops    int      // number of self-loops
 	off      []uint64 // len n+1, nil for an implicit complete graph
 	adj      []uint32
+	shape    *implicit // non-nil for Ring, Circulant, Torus (off, adj nil)
 }
 
 // Complete returns the implicit complete graph K_n, which stores no edges.
@@ -64,6 +65,9 @@ func (g *Graph) Edges() int {
 	if g.complete {
 		return g.n * (g.n - 1) / 2
 	}
+	if g.shape != nil {
+		return g.n * g.shape.shape.degree() / 2
+	}
 	return (len(g.adj) + g.loops) / 2
 }
 
@@ -74,6 +78,12 @@ func (g *Graph) Degree(v int) int {
 			panic(fmt.Sprintf("graph: vertex %d out of range [0, %d)", v, g.n))
 		}
 		return g.n - 1
+	}
+	if g.shape != nil {
+		if uint(v) >= uint(g.n) {
+			panic(fmt.Sprintf("graph: vertex %d out of range [0, %d)", v, g.n))
+		}
+		return g.shape.shape.degree()
 	}
 	return int(g.off[v+1] - g.off[v])
 }
@@ -89,7 +99,8 @@ func (g *Graph) Neighbors(v int) []uint32 {
 	if g.complete {
 		panic("graph: Neighbors called on an implicit complete graph; check IsComplete or use Materialize")
 	}
-	return g.adj[g.off[v]:g.off[v+1]:g.off[v+1]]
+	off, adj := g.lists()
+	return adj[off[v]:off[v+1]:off[v+1]]
 }
 
 // HasEdge reports whether {u, v} is an edge, by binary search in the shorter
@@ -100,6 +111,14 @@ func (g *Graph) HasEdge(u, v int) bool {
 	}
 	if g.complete {
 		return u != v
+	}
+	if g.shape != nil {
+		for i := range g.shape.shape.degree() {
+			if g.shape.shape.neighbor(g.n, u, i) == v {
+				return true
+			}
+		}
+		return false
 	}
 	a, b := g.Neighbors(u), uint32(v)
 	if w := g.Neighbors(v); len(w) < len(a) {
@@ -114,14 +133,25 @@ func (g *Graph) SelfLoops() int { return g.loops }
 
 // Offsets and Adjacency expose the raw CSR arrays (read-only): the neighbours
 // of v are Adjacency()[Offsets()[v]:Offsets()[v+1]]. Both are nil for an
-// implicit complete graph.
-func (g *Graph) Offsets() []uint64 { return g.off }
+// implicit complete graph; an implicit Ring, Circulant or Torus makes them on
+// the first call (see Shape).
+func (g *Graph) Offsets() []uint64 { off, _ := g.lists(); return off }
 
 // Adjacency returns the concatenated neighbour lists; see Offsets.
-func (g *Graph) Adjacency() []uint32 { return g.adj }
+func (g *Graph) Adjacency() []uint32 { _, adj := g.lists(); return adj }
 
-// Bytes returns the memory held by the CSR arrays.
-func (g *Graph) Bytes() int64 { return int64(len(g.off))*8 + int64(len(g.adj))*4 }
+// Bytes returns the memory held by the CSR arrays (for an implicit graph,
+// those made so far).
+func (g *Graph) Bytes() int64 {
+	off, adj := g.off, g.adj
+	if g.shape != nil {
+		off, adj = nil, nil
+		if g.shape.made.Load() {
+			off, adj = g.shape.off, g.shape.adj
+		}
+	}
+	return int64(len(off))*8 + int64(len(adj))*4
+}
 
 // MaxMaterialize bounds the number of directed entries Materialize will
 // create for a complete graph.
@@ -292,12 +322,13 @@ func (g *Graph) Validate() error {
 	if g.complete {
 		return nil
 	}
-	if len(g.off) != g.n+1 || g.off[0] != 0 || g.off[g.n] != uint64(len(g.adj)) {
+	off, adj := g.lists()
+	if len(off) != g.n+1 || off[0] != 0 || off[g.n] != uint64(len(adj)) {
 		return errors.New("graph: malformed offsets")
 	}
 	loops := 0
 	for v := 0; v < g.n; v++ {
-		if g.off[v+1] < g.off[v] {
+		if off[v+1] < off[v] {
 			return fmt.Errorf("graph: offsets decrease at vertex %d", v)
 		}
 		l := g.Neighbors(v)
@@ -339,5 +370,7 @@ func (g *Graph) Equal(h *Graph) bool {
 		}
 		return x.loops == 0 && x.Edges() == g.n*(g.n-1)/2
 	}
-	return slices.Equal(g.off, h.off) && slices.Equal(g.adj, h.adj)
+	goff, gadj := g.lists()
+	hoff, hadj := h.lists()
+	return slices.Equal(goff, hoff) && slices.Equal(gadj, hadj)
 }
