@@ -134,7 +134,9 @@ type engine struct {
 	delaySum                         float64
 	occ                              levels.Occupancy // servers with >= i packets
 	activeArea, awayArea             float64
-	err                              error
+	next                             int32   // the next server departing() tries
+	nextFlow, nextOf                 int32   // the next flow flowAhead() returns, drawn out of nextOf
+	touch                            float64 // sink of the reads ahead
 }
 
 func newEngine(o *Options, src *rand.PCG) *engine {
@@ -375,9 +377,54 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		case u < e.lf:
 			e.newFlow()
 		case u < arr:
-			e.flowPacket(int(e.uniform(nf)))
+			e.flowPacket(e.flowAhead(nf))
 		default:
-			e.depart(e.busy[e.uniform(len(e.busy))])
+			e.depart(e.departing())
+		}
+	}
+}
+
+// flowAhead returns a uniformly random flow in progress out of nf: the one
+// drawn at the previous flow packet if there were nf flows then too (a
+// uniform draw on [0, nf), independent of all in between), else a fresh
+// draw. Then it draws the next one and reads the ring slot its server's
+// next packet will take, so that the cache line is on its way.
+func (e *engine) flowAhead(nf int) int {
+	k := int(e.nextFlow)
+	if int(e.nextOf) != nf {
+		k = int(e.uniform(nf))
+	}
+	if n := len(e.flows); n > 1 {
+		e.nextFlow, e.nextOf = e.uniform(n), int32(n)
+		j := e.flows[e.nextFlow].last
+		if ring := e.rings[j]; len(ring) > 0 {
+			e.touch += ring[(e.heads[j]+uint32(e.q[j]))&uint32(len(ring)-1)]
+		}
+	} else {
+		e.nextOf = -1
+	}
+	return k
+}
+
+// departing returns a uniformly random busy server. When most servers are
+// busy it draws servers uniformly among all and keeps the first busy one
+// (rejection: uniform among the busy), each draw made one departure ahead
+// and its oldest packet's arrival time read then, so that its cache line is
+// on its way while the events in between run; the draw is independent of
+// everything that happens in between, so the law is unchanged. With few busy
+// servers it draws from the list of busy servers.
+func (e *engine) departing() int32 {
+	if 4*len(e.busy) < e.n {
+		return e.busy[e.uniform(len(e.busy))]
+	}
+	for {
+		j := e.next
+		e.next = e.uniform(e.n)
+		if ring := e.rings[e.next]; len(ring) > 0 {
+			e.touch += ring[e.heads[e.next]]
+		}
+		if e.q[j] > 0 {
+			return j
 		}
 	}
 }
