@@ -20,6 +20,7 @@ package main
 import (
 	// The models with a subcommand of their own register themselves.
 	_ "github.com/lbsim/notebooks/lbsim/admission"
+	_ "github.com/lbsim/notebooks/lbsim/flows"
 	_ "github.com/lbsim/notebooks/lbsim/redundancy"
 
 	"context"

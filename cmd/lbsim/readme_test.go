@@ -9,6 +9,7 @@ import (
 
 	"github.com/lbsim/notebooks/lbsim"
 	"github.com/lbsim/notebooks/lbsim/admission"
+	"github.com/lbsim/notebooks/lbsim/flows"
 	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/redundancy"
 )
@@ -28,6 +29,8 @@ func TestREADMEKeyTable(t *testing.T) {
 			redundancy.Model.Keys},
 		{"<!-- keys: lbsim admission; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
 			admission.Model.Keys},
+		{"<!-- keys: lbsim flows; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
+			flows.Model.Keys},
 	}
 	const end = "<!-- /keys -->"
 	data, err := os.ReadFile("README.md")
