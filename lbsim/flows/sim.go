@@ -175,11 +175,13 @@ func (e *engine) uniform(n int) int32 {
 	return int32(fastrand.Bounded32(e.src, uint32(e.src.Uint64()>>32), uint32(n)))
 }
 
-// init starts the flows in progress at their stationary law (the queues
-// empty): for geometric sizes a Poisson number with mean
-// lf*(1-p)/(r*p); for fixed sizes K, Poisson(lf*(K-1)/r) flows, each with
-// a uniform number 1..K-1 of packets still to come.
+// init draws the first server departing() tries, and starts the flows in
+// progress at their stationary law (the queues empty): for geometric sizes
+// a Poisson number with mean lf*(1-p)/(r*p); for fixed sizes K,
+// Poisson(lf*(K-1)/r) flows, each with a uniform number 1..K-1 of packets
+// still to come.
 func (e *engine) init() {
+	e.next = e.uniform(e.n)
 	var mean float64
 	if e.fixedK > 0 {
 		mean = e.lf * float64(e.fixedK-1) / e.r
