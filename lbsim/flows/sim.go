@@ -6,10 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 	"github.com/lbsim/notebooks/lbsim/internal/levels"
+	"github.com/lbsim/notebooks/lbsim/internal/prefetch"
 	"github.com/lbsim/notebooks/lbsim/mc"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -134,9 +136,8 @@ type engine struct {
 	delaySum                         float64
 	occ                              levels.Occupancy // servers with >= i packets
 	activeArea, awayArea             float64
-	next                             int32   // the next server departing() tries
-	nextFlow, nextOf                 int32   // the next flow flowAhead() returns, drawn out of nextOf
-	touch                            float64 // sink of the reads ahead
+	next                             int32 // the next server departing() tries
+	nextFlow, nextOf                 int32 // the next flow flowAhead() returns, drawn out of nextOf
 }
 
 func newEngine(o *Options, src *rand.PCG) *engine {
@@ -389,8 +390,8 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 // flowAhead returns a uniformly random flow in progress out of nf: the one
 // drawn at the previous flow packet if there were nf flows then too (a
 // uniform draw on [0, nf), independent of all in between), else a fresh
-// draw. Then it draws the next one and reads the ring slot its server's
-// next packet will take, so that the cache line is on its way.
+// draw. Then it draws the next one and prefetches the ring slot its
+// server's next packet will take.
 func (e *engine) flowAhead(nf int) int {
 	k := int(e.nextFlow)
 	if int(e.nextOf) != nf {
@@ -400,7 +401,7 @@ func (e *engine) flowAhead(nf int) int {
 		e.nextFlow, e.nextOf = e.uniform(n), int32(n)
 		j := e.flows[e.nextFlow].last
 		if ring := e.rings[j]; len(ring) > 0 {
-			e.touch += ring[(e.heads[j]+uint32(e.q[j]))&uint32(len(ring)-1)]
+			prefetch.Line(unsafe.Pointer(&ring[(e.heads[j]+uint32(e.q[j]))&uint32(len(ring)-1)]))
 		}
 	} else {
 		e.nextOf = -1
@@ -411,8 +412,8 @@ func (e *engine) flowAhead(nf int) int {
 // departing returns a uniformly random busy server. When most servers are
 // busy it draws servers uniformly among all and keeps the first busy one
 // (rejection: uniform among the busy), each draw made one departure ahead
-// and its oldest packet's arrival time read then, so that its cache line is
-// on its way while the events in between run; the draw is independent of
+// and its oldest packet's ring slot prefetched then, so that the cache line
+// arrives while the events in between run; the draw is independent of
 // everything that happens in between, so the law is unchanged. With few busy
 // servers it draws from the list of busy servers.
 func (e *engine) departing() int32 {
@@ -423,7 +424,7 @@ func (e *engine) departing() int32 {
 		j := e.next
 		e.next = e.uniform(e.n)
 		if ring := e.rings[e.next]; len(ring) > 0 {
-			e.touch += ring[e.heads[e.next]]
+			prefetch.Line(unsafe.Pointer(&ring[e.heads[e.next]]))
 		}
 		if e.q[j] > 0 {
 			return j
