@@ -271,6 +271,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"flows", "--servers", "100000", "--lambda", "0.9", "--policy", "static", "--horizon", "1000"}, "horizon = 1000: about 8.5e+07 packet delays per replication would be recorded (at most 33554432", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--quantiles", "0.5,1"}, "quantiles[1] = 1: must be in (0, 1)", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "pareto"}, `flow_size = "pareto": must be one of geometric, fixed`, ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--service", "det:mean=2"}, `service = "det:mean=2": mean 2: must be 1`, ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--service", "gamma"}, `service = "gamma": unknown distribution`, ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},

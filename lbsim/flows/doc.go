@@ -10,8 +10,9 @@
 //
 // # Model
 //
-// N servers serve packets one at a time, FIFO, with exponential service of
-// rate 1 (a packet's delay is its sojourn: wait plus service). Flows arrive
+// N servers serve packets one at a time, FIFO, with service times of mean 1:
+// exponential by default, or any law of lbsim/service (a packet's delay is
+// its sojourn: wait plus service). Flows arrive
 // in a Poisson stream of rate lambda*N/m; a flow is a sequence of K packets,
 // the first at the flow's arrival and each next one after an exponential
 // gap of rate r (packet_rate). K is geometric with mean m (each packet is
@@ -68,7 +69,7 @@
 //
 // # Engine
 //
-// The chain is continuous-time Markov: the next event comes after an
+// With exponential service the chain is continuous-time Markov: the next event comes after an
 // exponential time of rate lambda*N/m + r*(flows in progress) + (busy
 // servers) and is a new flow, a packet of a uniformly chosen flow in
 // progress, or the departure of a uniformly chosen busy server's packet.
@@ -78,6 +79,13 @@
 // flows present, never the flows finished. JSQ over all servers keeps the
 // servers sorted by queue length (a permutation with the start of each
 // level), so the shortest is found in O(1).
+//
+// Any other service law runs an event-driven engine: under FIFO a packet's
+// departure is known when it arrives (it starts when the packet ahead of it
+// leaves and takes a drawn service time), so its delay is recorded then and
+// the rings hold departure times; the busy servers sit in a heap keyed by
+// their next departure, and the arrivals, Poisson at a rate that changes only
+// at events, are redrawn after every event.
 //
 // # Exact solutions
 //

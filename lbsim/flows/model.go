@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
+	"github.com/lbsim/notebooks/lbsim/service"
 )
 
 // The keys of the flows model.
@@ -16,6 +18,7 @@ const (
 	keyPacketsPerFlow = "packets_per_flow"
 	keyFlowSize       = "flow_size"
 	keyPacketRate     = "packet_rate"
+	keyService        = "service"
 	keyPolicy         = "policy"
 	keyD              = "d"
 	keyThreshold      = "threshold"
@@ -57,6 +60,19 @@ func newKeys() *param.Set {
 			Enum: sizeNames, Doc: "law of the number of packets of a flow: geometric with mean m, or fixed (exactly m)"},
 		param.Key{Name: keyPacketRate, Kind: param.Float, Arg: "R", DefaultDoc: "1", Default: param.Constant(1.0),
 			Doc: "rate r of a flow's packets: after the first, they follow at exponential gaps of rate r", Check: param.Positive("rate")},
+		param.Key{Name: keyService, Kind: param.String, Arg: "SPEC", DefaultDoc: "exp", Default: param.Constant("exp"),
+			Range: "a law of lbsim/service with mean 1",
+			Doc:   "service-time law of a packet (mean 1): exp (the Markov engine), det, erlang:k=4, hyperexp:scv=4, bimodal:scv=4, pareto:alpha=2.5, weibull:shape=0.5, lognormal:sigma=1, empirical:FILE (the event-driven engine)",
+			Check: func(x any, _ *param.Values) string {
+				d, err := service.Parse(x.(string))
+				if err != nil {
+					return strings.TrimPrefix(err.Error(), "service: ")
+				}
+				if m := d.Mean(); !(math.Abs(m-1) <= 1e-9) {
+					return fmt.Sprintf("mean %v: must be 1 (unit-rate servers; give mean=1)", m)
+				}
+				return ""
+			}},
 		param.Key{Name: keyPolicy, Kind: param.String, Arg: "NAME", Required: true, Enum: policyNames,
 			Doc: "static (hash a flow to a random server for good), jsq / jsqd (every packet to the shortest of all / of d queues), sticky (a flow moves only when its queue holds >= threshold), bins (flows hash to bins; a bin moves when its queue holds >= threshold)"},
 		param.Key{Name: keyD, Kind: param.Int, Arg: "D", For: moving, DefaultDoc: "2 for jsqd; servers (the shortest of all) for sticky and bins",
@@ -111,6 +127,9 @@ func optionsFromValues(v *param.Values) Options {
 		PacketRate: v.Float(keyPacketRate), Policy: PolicyOptions{Policy: pol},
 		Horizon: v.Float(model.KeyHorizon), Warmup: v.Float(model.KeyWarmup),
 		Replications: v.Int(model.KeyReplications), Seed: v.Uint(model.KeySeed), Quantiles: v.Floats(keyQuantiles)}
+	if d, err := service.Parse(v.String(keyService)); err == nil && !strings.HasPrefix(d.String(), "exp(") {
+		o.Service = d
+	}
 	if v.String(keyFlowSize) == "fixed" {
 		o.Size = Fixed
 	}

@@ -16,6 +16,7 @@ type Result struct {
 	PacketsPerFlow float64 `json:"packets_per_flow"`
 	FlowSize       string  `json:"flow_size"`
 	PacketRate     float64 `json:"packet_rate"`
+	Service        string  `json:"service"`
 	Policy         string  `json:"policy"`
 	D              int     `json:"d,omitempty"`
 	Threshold      int     `json:"threshold,omitempty"`
@@ -70,6 +71,10 @@ func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Du
 	res := &Result{Servers: o.Servers, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.Size.String(),
 		PacketRate: o.PacketRate, Policy: p.Policy.String(), Horizon: o.Horizon, Warmup: o.Warmup,
 		Replications: reps, Seed: o.Seed, PerReplication: out, QuantileLevels: quantiles, WallSeconds: elapsed.Seconds()}
+	res.Service = "exp(mean=1)"
+	if o.Service != nil {
+		res.Service = o.Service.String()
+	}
 	switch p.Policy {
 	case JSQd:
 		res.D = p.D

@@ -9,10 +9,12 @@ import (
 	"unsafe"
 
 	"github.com/lbsim/notebooks/lbsim/internal/distinct"
+	"github.com/lbsim/notebooks/lbsim/internal/eventheap"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 	"github.com/lbsim/notebooks/lbsim/internal/levels"
 	"github.com/lbsim/notebooks/lbsim/internal/prefetch"
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/service"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -61,7 +63,11 @@ type Options struct {
 	// PacketRate is r: a flow's packets after the first follow at
 	// exponential gaps of rate r.
 	PacketRate float64
-	Policy     PolicyOptions
+	// Service is the law of a packet's service time, of mean 1 (nil:
+	// exponential, simulated as a Markov chain; any other law runs the
+	// event-driven engine).
+	Service service.Distribution
+	Policy  PolicyOptions
 	// Horizon is the simulated time of a replication; measurements cover
 	// [Warmup, Horizon].
 	Horizon, Warmup float64
@@ -138,6 +144,13 @@ type engine struct {
 	activeArea, awayArea             float64
 	next                             int32 // the next server departing() tries
 	nextFlow, nextOf                 int32 // the next flow flowAhead() returns, drawn out of nextOf
+
+	// General service (svc not nil): packets' departure times in the rings,
+	// the busy servers in a heap by their next departure.
+	svc     service.Distribution
+	rng     *rand.Rand
+	heap    *eventheap.Heap
+	lastDep []float64 // departure time of each server's last packet
 }
 
 func newEngine(o *Options, src *rand.PCG) *engine {
@@ -149,6 +162,9 @@ func newEngine(o *Options, src *rand.PCG) *engine {
 		busy: make([]int32, 0, n), bpos: make([]int32, n)}
 	if o.Size == Fixed {
 		e.fixedK = int32(math.Round(o.PacketsPerFlow))
+	}
+	if o.Service != nil {
+		e.svc, e.rng, e.heap, e.lastDep = o.Service, rand.New(src), eventheap.New(n, false), make([]float64, n)
 	}
 	e.all = (p.Policy == Sticky || p.Policy == Bins) && p.D >= n
 	if p.Policy == JSQ || e.all {
@@ -218,7 +234,11 @@ func (e *engine) place(j int32) {
 	if int(k) == len(ring) {
 		ring = e.grow(j)
 	}
-	ring[(e.heads[j]+uint32(k))&uint32(len(ring)-1)] = e.t
+	x := e.t
+	if e.svc != nil {
+		x = e.schedule(j, k)
+	}
+	ring[(e.heads[j]+uint32(k))&uint32(len(ring)-1)] = x
 	e.q[j] = k + 1
 	if k == 0 {
 		e.bpos[j] = int32(len(e.busy))
@@ -231,7 +251,9 @@ func (e *engine) place(j int32) {
 	e.arrivals++
 	if e.measuring {
 		e.pkts++
-		e.tagged++
+		if e.svc == nil {
+			e.tagged++
+		}
 	}
 }
 
@@ -266,7 +288,13 @@ func (e *engine) depart(j int32) {
 	}
 	e.occ.Down(k, e.t)
 	e.departures++
-	if a >= e.warmup {
+	if e.svc != nil {
+		if k > 1 {
+			e.heap.ReplaceTop(ring[e.heads[j]])
+		} else {
+			e.heap.PopTop()
+		}
+	} else if a >= e.warmup {
 		x := e.t - a
 		e.delays = append(e.delays, x)
 		e.delaySum += x
@@ -349,16 +377,13 @@ func (e *engine) flowPacket(k int) {
 // run advances the chain to time end (a check every 2^16 events for
 // cancellation and the record bound).
 func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error {
+	if e.svc != nil {
+		return e.runGeneral(ctx, end, tick)
+	}
 	for it := 1; ; it++ {
 		if it&(1<<16-1) == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := e.poll(ctx, tick); err != nil {
 				return err
-			}
-			if len(e.delays) > MaxRecords {
-				return fmt.Errorf("horizon = %v: more than %d packet delays to record in a replication; shorten the horizon or use fewer servers", e.horizon, MaxRecords)
-			}
-			if tick != nil {
-				tick(e.t)
 			}
 		}
 		nf := len(e.flows)
@@ -385,6 +410,21 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 			e.depart(e.departing())
 		}
 	}
+}
+
+// poll is the engines' check every 2^16 events: cancellation, the bound on
+// the delays recorded, progress.
+func (e *engine) poll(ctx context.Context, tick func(float64)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(e.delays) > MaxRecords {
+		return fmt.Errorf("horizon = %v: more than %d packet delays to record in a replication; shorten the horizon or use fewer servers", e.horizon, MaxRecords)
+	}
+	if tick != nil {
+		tick(e.t)
+	}
+	return nil
 }
 
 // flowAhead returns a uniformly random flow in progress out of nf: the one
@@ -528,6 +568,9 @@ func (o *Options) Check() error {
 	}
 	if o.Size == Fixed && (m != math.Round(m) || m > 1<<30) {
 		return fmt.Errorf("packets_per_flow = %v: must be an integer (at most 2^30) with flow_size fixed", m)
+	}
+	if o.Service != nil && !(math.Abs(o.Service.Mean()-1) <= 1e-9) {
+		return fmt.Errorf("service = %v: mean %v: must be 1 (unit-rate servers; give mean=1)", o.Service, o.Service.Mean())
 	}
 	if !(o.PacketRate > 0) || math.IsInf(o.PacketRate, 0) {
 		return fmt.Errorf("packet_rate = %v: must be a finite rate > 0", o.PacketRate)
