@@ -10,6 +10,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim"
 	"github.com/lbsim/notebooks/lbsim/admission"
 	"github.com/lbsim/notebooks/lbsim/csma"
+	"github.com/lbsim/notebooks/lbsim/flows"
 	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/redundancy"
 )
@@ -31,6 +32,8 @@ func TestREADMEKeyTable(t *testing.T) {
 			admission.Model.Keys},
 		{"<!-- keys: lbsim csma; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
 			csma.Model.Keys},
+		{"<!-- keys: lbsim flows; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
+			flows.Model.Keys},
 	}
 	const end = "<!-- /keys -->"
 	data, err := os.ReadFile("README.md")

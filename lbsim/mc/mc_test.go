@@ -1,6 +1,7 @@
 package mc
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -66,5 +67,44 @@ func TestMeanCI95(t *testing.T) {
 	}
 	if m, h := MeanCI95([]float64{1, math.NaN()}); !math.IsNaN(m) || !math.IsNaN(h) {
 		t.Errorf("NaN value: %v, %v", m, h)
+	}
+}
+
+// Replicate runs every replication once, whatever the workers, reports
+// progress up to 1 and returns the first error by replication order.
+func TestReplicate(t *testing.T) {
+	for _, w := range []int{0, 1, 3, 10} {
+		ran := make([]int, 7)
+		last := 0.0
+		err := Replicate(7, w, 10, func(f float64) { last = max(last, f) }, func(r int, tick func(float64)) error {
+			ran[r]++
+			tick(10)
+			return nil
+		})
+		if err != nil || last != 1 {
+			t.Errorf("workers %d: %v, progress %v", w, err, last)
+		}
+		for r, n := range ran {
+			if n != 1 {
+				t.Errorf("workers %d: replication %d ran %d times", w, r, n)
+			}
+		}
+	}
+	errA, errB := errors.New("a"), errors.New("b")
+	err := Replicate(4, 2, 1, nil, func(r int, _ func(float64)) error {
+		switch r {
+		case 1:
+			return errA
+		case 3:
+			return errB
+		}
+		return nil
+	})
+	if err != errA {
+		t.Errorf("first error: %v", err)
+	}
+	mean, half := VectorMeanCI95(2, func(r int) []float64 { return [][]float64{{1, 2}, {3}}[r] })
+	if mean[0] != 2 || mean[1] != 1 || !(half[0] > 0) {
+		t.Errorf("VectorMeanCI95: %v %v", mean, half)
 	}
 }

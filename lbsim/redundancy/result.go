@@ -51,34 +51,6 @@ type Result struct {
 	PerReplication []RepResult `json:"per_replication"`
 }
 
-// meanCI returns the mean and half-width over replications of x(r).
-func meanCI(reps int, x func(r int) float64) (float64, float64) {
-	xs := make([]float64, reps)
-	for r := range xs {
-		xs[r] = x(r)
-	}
-	return mc.MeanCI95(xs)
-}
-
-// vectorCI is meanCI for each index of vectors of unequal lengths (missing
-// entries are 0).
-func vectorCI(reps int, v func(r int) []float64) (mean, ci []float64) {
-	n := 0
-	for r := range reps {
-		n = max(n, len(v(r)))
-	}
-	mean, ci = make([]float64, n), make([]float64, n)
-	for k := range n {
-		mean[k], ci[k] = meanCI(reps, func(r int) float64 {
-			if xs := v(r); k < len(xs) {
-				return xs[k]
-			}
-			return 0
-		})
-	}
-	return mean, ci
-}
-
 func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
 	reps := len(out)
 	res := &Result{Servers: o.Servers, Lambda: o.Lambda, D: o.Dist.D(), Pairs: o.Dist.String(), Horizon: o.Horizon,
@@ -89,12 +61,12 @@ func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Du
 		res.Arrivals += rr.Arrivals
 	}
 	res.EventsPerSecond = float64(res.Events) / elapsed.Seconds()
-	res.MeanTasks, res.MeanTasksCI95 = meanCI(reps, func(r int) float64 { return out[r].MeanTasks })
-	res.MeanResponse, res.MeanResponseCI95 = meanCI(reps, func(r int) float64 { return out[r].MeanResponse })
-	res.TasksDistribution, res.TasksDistributionCI95 = vectorCI(reps, func(r int) []float64 { return out[r].TasksDistribution })
-	res.Occupancy, res.OccupancyCI95 = vectorCI(reps, func(r int) []float64 { return out[r].Occupancy })
-	res.ResponseQuantiles, res.ResponseQuantilesCI95 = vectorCI(reps, func(r int) []float64 { return out[r].ResponseQuantiles })
-	res.Busy, res.BusyCI95 = vectorCI(reps, func(r int) []float64 { return out[r].busy })
+	res.MeanTasks, res.MeanTasksCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MeanTasks })
+	res.MeanResponse, res.MeanResponseCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MeanResponse })
+	res.TasksDistribution, res.TasksDistributionCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].TasksDistribution })
+	res.Occupancy, res.OccupancyCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].Occupancy })
+	res.ResponseQuantiles, res.ResponseQuantilesCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].ResponseQuantiles })
+	res.Busy, res.BusyCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].busy })
 	return res
 }
 

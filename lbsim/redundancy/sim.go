@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
+	"github.com/lbsim/notebooks/lbsim/internal/levels"
 	"github.com/lbsim/notebooks/lbsim/mc"
 	"github.com/lbsim/notebooks/lbsim/pairs"
 )
@@ -101,12 +100,10 @@ type engine struct {
 	busy     []int32 // busy servers
 	pos      []int32 // index of a busy server in busy
 	tasks    int
-	tagged   int       // tasks present that arrived in [warmup, horizon)
-	hist     []float64 // time with n tasks
-	ge       []int32   // ge[i]: servers with >= i replicas
-	geArea   []float64
-	geLast   []float64
-	busyFrom []float64 // when each busy server became busy
+	tagged   int              // tasks present that arrived in [warmup, horizon)
+	hist     []float64        // time with n tasks
+	occ      levels.Occupancy // servers with >= i replicas
+	busyFrom []float64        // when each busy server became busy
 	busyTime []float64
 	t        float64
 
@@ -141,7 +138,7 @@ func newEngine(o *Options, rates []float64, r *rand.Rand) *engine {
 		warmup: o.Warmup, horizon: o.Horizon, buf: make([]int32, d),
 		head: make([]int32, n), tail: make([]int32, n), count: make([]int32, n), pos: make([]int32, n),
 		busy: make([]int32, 0, n), busyFrom: make([]float64, n), busyTime: make([]float64, n),
-		hist: make([]float64, 64), ge: make([]int32, 64), geArea: make([]float64, 64), geLast: make([]float64, 64),
+		hist:    make([]float64, 64),
 		sojourn: make([]int64, histSize), unit: true}
 	for j := range n {
 		e.head[j], e.tail[j] = -1, -1
@@ -151,29 +148,6 @@ func newEngine(o *Options, rates []float64, r *rand.Rand) *engine {
 		e.unit = e.unit && mu == e.muMax
 	}
 	return e
-}
-
-// bump records that server j's count goes up to c at time t.
-func (e *engine) bump(c int32) {
-	if int(c) >= len(e.ge) {
-		e.ge = append(e.ge, make([]int32, len(e.ge))...)
-		e.geArea = append(e.geArea, make([]float64, len(e.geArea))...)
-		last := make([]float64, len(e.geLast))
-		for i := range last {
-			last[i] = e.t
-		}
-		e.geLast = append(e.geLast, last...)
-	}
-	e.geArea[c] += float64(e.ge[c]) * (e.t - e.geLast[c])
-	e.geLast[c] = e.t
-	e.ge[c]++
-}
-
-// drop records that a server's count goes down from c.
-func (e *engine) drop(c int32) {
-	e.geArea[c] += float64(e.ge[c]) * (e.t - e.geLast[c])
-	e.geLast[c] = e.t
-	e.ge[c]--
 }
 
 // arrival places a new task's replicas at the tails of its servers' lists.
@@ -211,7 +185,7 @@ func (e *engine) arrival() {
 		e.tail[j] = k
 		c := e.count[j] + 1
 		e.count[j] = c
-		e.bump(c)
+		e.occ.Up(c, e.t)
 	}
 	e.tasks++
 	e.arrivals++
@@ -236,7 +210,7 @@ func (e *engine) complete(j int32) {
 			e.nodes[nd.next].prev = nd.prev
 		}
 		c := e.count[srv]
-		e.drop(c)
+		e.occ.Down(c, e.t)
 		e.count[srv] = c - 1
 		if c == 1 {
 			p := e.pos[srv]
@@ -306,9 +280,7 @@ func (e *engine) run(ctx context.Context, end float64, tick func(t float64)) err
 // reset starts the measurements at the current time (the warm-up's end).
 func (e *engine) reset() {
 	clear(e.hist)
-	for i := range e.geArea {
-		e.geArea[i], e.geLast[i] = 0, e.t
-	}
+	e.occ.Reset(e.t)
 	for _, j := range e.busy {
 		e.busyFrom[j] = e.t
 	}
@@ -330,13 +302,7 @@ func (e *engine) snapshot() RepResult {
 		res.TasksDistribution[k] = e.hist[k] / span
 		res.MeanTasks += float64(k) * e.hist[k] / span
 	}
-	for i := 1; i < len(e.ge); i++ {
-		area := e.geArea[i] + float64(e.ge[i])*(e.t-e.geLast[i])
-		if area == 0 {
-			break
-		}
-		res.Occupancy = append(res.Occupancy, area/span/float64(e.n))
-	}
+	res.Occupancy = e.occ.Averages(e.t, span, e.n)
 	res.busy = make([]float64, e.n)
 	for j := range e.n {
 		b := e.busyTime[j]
@@ -426,50 +392,14 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 	if quantiles == nil {
 		quantiles = []float64{0.5, 0.9, 0.99, 0.999}
 	}
-	workers := o.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, reps)
-
 	start := time.Now()
 	out := make([]RepResult, reps)
-	errs := make([]error, reps)
-	var mu sync.Mutex
-	done := make([]float64, reps)
-	report := func(r int, t float64) {
-		if o.Progress == nil {
-			return
-		}
-		mu.Lock()
-		done[r] = min(t/o.Horizon, 1)
-		sum := 0.0
-		for _, x := range done {
-			sum += x
-		}
-		mu.Unlock()
-		o.Progress(sum / float64(reps))
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				out[r], errs[r] = replicate(ctx, &o, rates, quantiles, r, func(t float64) { report(r, t) })
-			}
-		}()
-	}
-	for r := range reps {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := mc.Replicate(reps, o.Workers, o.Horizon, o.Progress, func(r int, tick func(float64)) (err error) {
+		out[r], err = replicate(ctx, &o, rates, quantiles, r, tick)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return aggregate(&o, quantiles, out, time.Since(start)), nil
 }

@@ -1,0 +1,174 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
+	"github.com/lbsim/notebooks/lbsim/service"
+)
+
+// The keys of the flows model.
+const (
+	keyServers        = "servers"
+	keyLambda         = "lambda"
+	keyPacketsPerFlow = "packets_per_flow"
+	keyFlowSize       = "flow_size"
+	keyPacketRate     = "packet_rate"
+	keyService        = "service"
+	keyPolicy         = "policy"
+	keyD              = "d"
+	keyThreshold      = "threshold"
+	keyBins           = "bins"
+	keyQuantiles      = "quantiles"
+)
+
+// DefaultHorizon is the simulated time of a replication when none is given.
+const DefaultHorizon = 1000.0
+
+// Keys declares the parameters of the flows model: `lbsim flows` flags,
+// scenario-file keys and sweep axes.
+var Keys = newKeys()
+
+func newKeys() *param.Set {
+	s := param.NewSet("lbsim flows", keyPolicy)
+	moving := []string{"jsqd", "sticky", "bins"}
+	s.Add(
+		param.Key{Name: keyServers, Kind: param.Int, Arg: "N", Required: true, Range: fmt.Sprintf("an integer in [1, %d]", MaxServers),
+			Doc: "number of unit-rate servers N", Check: param.IntBetween(1, MaxServers)},
+		param.Key{Name: keyLambda, Kind: param.Float, Arg: "X", Required: true, Range: "0 < lambda < 1",
+			Doc: "packet arrival rate per server: packets arrive at rate lambda*N",
+			Check: func(x any, _ *param.Values) string {
+				if l := x.(float64); !(l > 0 && l < 1) {
+					return "must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)"
+				}
+				return ""
+			}},
+		param.Key{Name: keyPacketsPerFlow, Kind: param.Float, Arg: "M", DefaultDoc: "1", Default: param.Constant(1.0),
+			Range: "a finite number >= 1 (an integer with flow_size fixed)",
+			Doc:   "mean number of packets of a flow m; flows arrive at rate lambda*N/m",
+			Check: func(x any, _ *param.Values) string {
+				if m := x.(float64); !(m >= 1) || math.IsInf(m, 0) {
+					return "must be a finite number >= 1"
+				}
+				return ""
+			}},
+		param.Key{Name: keyFlowSize, Kind: param.String, Arg: "LAW", DefaultDoc: "geometric", Default: param.Constant("geometric"),
+			Enum: sizeNames, Doc: "law of the number of packets of a flow: geometric with mean m, or fixed (exactly m)"},
+		param.Key{Name: keyPacketRate, Kind: param.Float, Arg: "R", DefaultDoc: "1", Default: param.Constant(1.0),
+			Doc: "rate r of a flow's packets: after the first, they follow at exponential gaps of rate r", Check: param.Positive("rate")},
+		param.Key{Name: keyService, Kind: param.String, Arg: "SPEC", DefaultDoc: "exp", Default: param.Constant("exp"),
+			Range: "a law of lbsim/service with mean 1",
+			Doc:   "service-time law of a packet (mean 1): exp (the Markov engine), det, erlang:k=4, hyperexp:scv=4, bimodal:scv=4, pareto:alpha=2.5, weibull:shape=0.5, lognormal:sigma=1, empirical:FILE (the event-driven engine)",
+			Check: func(x any, _ *param.Values) string {
+				d, err := service.Parse(x.(string))
+				if err != nil {
+					return strings.TrimPrefix(err.Error(), "service: ")
+				}
+				if m := d.Mean(); !(math.Abs(m-1) <= 1e-9) {
+					return fmt.Sprintf("mean %v: must be 1 (unit-rate servers; give mean=1)", m)
+				}
+				return ""
+			}},
+		param.Key{Name: keyPolicy, Kind: param.String, Arg: "NAME", Required: true, Enum: policyNames,
+			Doc: "static (hash a flow to a random server for good), jsq / jsqd (every packet to the shortest of all / of d queues), sticky (a flow moves only when its queue holds >= threshold), bins (flows hash to bins; a bin moves when its queue holds >= threshold)"},
+		param.Key{Name: keyD, Kind: param.Int, Arg: "D", For: moving, DefaultDoc: "2 for jsqd; servers (the shortest of all) for sticky and bins",
+			Range: "1 <= d <= servers", Doc: "queues sampled per packet by jsqd, and when a flow or bin moves by sticky and bins",
+			Default: func(v *param.Values) (any, bool) {
+				if v.String(keyPolicy) == "jsqd" {
+					return 2, true
+				}
+				return v.Int(keyServers), v.Has(keyServers)
+			},
+			Check: func(x any, v *param.Values) string {
+				if d, n := x.(int), v.Int(keyServers); d < 1 || d > n {
+					return fmt.Sprintf("must be between 1 and servers (%d)", n)
+				}
+				return ""
+			}},
+		param.Key{Name: keyThreshold, Kind: param.Int, Arg: "T", For: []string{"sticky", "bins"}, DefaultDoc: "5",
+			Default: param.Constant(5), Range: "an integer in [1, 2^30]",
+			Doc: "queue length T (packets, including the one in service) at which sticky moves a flow and bins moves a bin", Check: param.IntBetween(1, 1<<30)},
+		param.Key{Name: keyBins, Kind: param.Int, Arg: "B", For: []string{"bins"}, DefaultDoc: "4*servers",
+			Range: fmt.Sprintf("an integer in [1, %d]", MaxActiveFlows),
+			Doc:   "number of bins B; bin b starts at server b mod N",
+			Default: func(v *param.Values) (any, bool) {
+				return min(4*v.Int(keyServers), MaxActiveFlows), v.Has(keyServers)
+			},
+			Check: param.IntBetween(1, MaxActiveFlows)},
+		param.Key{Name: keyQuantiles, Kind: param.Floats, Arg: "LIST", DefaultDoc: "0.5,0.9,0.99,0.999,0.9999",
+			Default: func(*param.Values) (any, bool) { return append([]float64(nil), DefaultQuantiles...), true },
+			Range:   "1 to 1000 levels, each in (0, 1)",
+			Doc:     "levels of the packet-delay quantiles (exact, from every packet's delay)",
+			Check: func(x any, _ *param.Values) string {
+				xs := x.([]float64)
+				if len(xs) < 1 || len(xs) > 1000 {
+					return fmt.Sprintf("got %d levels, want 1 to 1000", len(xs))
+				}
+				for i, p := range xs {
+					if !(p > 0 && p < 1) {
+						return fmt.Sprintf("%s[%d] = %v: must be in (0, 1)", keyQuantiles, i, p)
+					}
+				}
+				return ""
+			}},
+	)
+	s.Add(model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey())
+	return s
+}
+
+// optionsFromValues reads completed values.
+func optionsFromValues(v *param.Values) Options {
+	pol, _ := ParsePolicy(v.String(keyPolicy))
+	o := Options{Servers: v.Int(keyServers), Lambda: v.Float(keyLambda), PacketsPerFlow: v.Float(keyPacketsPerFlow),
+		PacketRate: v.Float(keyPacketRate), Policy: PolicyOptions{Policy: pol},
+		Horizon: v.Float(model.KeyHorizon), Warmup: v.Float(model.KeyWarmup),
+		Replications: v.Int(model.KeyReplications), Seed: v.Uint(model.KeySeed), Quantiles: v.Floats(keyQuantiles)}
+	if d, err := service.Parse(v.String(keyService)); err == nil && !strings.HasPrefix(d.String(), "exp(") {
+		o.Service = d
+	}
+	if v.String(keyFlowSize) == "fixed" {
+		o.Size = Fixed
+	}
+	if v.Has(keyD) {
+		o.Policy.D = v.Int(keyD)
+	}
+	if v.Has(keyThreshold) {
+		o.Policy.Threshold = v.Int(keyThreshold)
+	}
+	if v.Has(keyBins) {
+		o.Policy.Bins = v.Int(keyBins)
+	}
+	return o
+}
+
+// Model is the flows model of the experiment layer: `lbsim flows` runs one
+// point of it.
+var Model = &model.Model{
+	Name:    "flows",
+	Command: "flows",
+	Summary: "flows of packets under static hashing, per-packet JSQ(d), sticky with a threshold or bins: packet delay against flow stickiness",
+	Keys:    Keys,
+	Run: func(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
+		o := optionsFromValues(v)
+		o.Workers, o.Progress = workers, progress
+		res, err := Simulate(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return &model.Outcome{Figures: res.Figures(), PerReplication: res.ReplicationFigures(), Result: res}, nil
+	},
+	Validate: func(v *param.Values) error {
+		o := optionsFromValues(v)
+		return o.Check()
+	},
+	Cost: func(v *param.Values) float64 {
+		// A departure for every arrival.
+		return 1 + 2*v.Float(keyLambda)*float64(v.Int(keyServers))*v.Float(model.KeyHorizon)*float64(v.Int(model.KeyReplications))
+	},
+}
+
+func init() { model.MustRegister(Model) }

@@ -1,0 +1,198 @@
+package flows
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/model"
+)
+
+// Result is what Simulate measured: means over the replications with their
+// 95% half-widths (Student t over replications; NaN with one replication).
+type Result struct {
+	Servers        int     `json:"servers"`
+	Lambda         float64 `json:"lambda"`
+	PacketsPerFlow float64 `json:"packets_per_flow"`
+	FlowSize       string  `json:"flow_size"`
+	PacketRate     float64 `json:"packet_rate"`
+	Service        string  `json:"service"`
+	Policy         string  `json:"policy"`
+	D              int     `json:"d,omitempty"`
+	Threshold      int     `json:"threshold,omitempty"`
+	Bins           int     `json:"bins,omitempty"`
+	Horizon        float64 `json:"horizon"`
+	Warmup         float64 `json:"warmup"`
+	Replications   int     `json:"replications"`
+	Seed           uint64  `json:"seed"`
+	// Events counts packet arrivals and departures over all replications;
+	// EventsPerSecond divides it by the wall time.
+	Events          int64   `json:"events"`
+	Packets         int64   `json:"packets"`
+	Flows           int64   `json:"flows"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	EventsPerSecond float64 `json:"events_per_second"`
+	// MeanDelay is the mean packet delay (sojourn: wait plus service);
+	// DelayQuantiles[i] the mean over replications of each replication's
+	// exact quantile at level QuantileLevels[i].
+	MeanDelay          float64   `json:"mean_delay"`
+	MeanDelayCI95      float64   `json:"mean_delay_ci95"`
+	QuantileLevels     []float64 `json:"-"`
+	DelayQuantiles     []float64 `json:"-"`
+	DelayQuantilesCI95 []float64 `json:"-"`
+	// ViolatedFlowFraction, MovedPacketFraction: see RepResult.
+	ViolatedFlowFraction     float64 `json:"violated_flow_fraction"`
+	ViolatedFlowFractionCI95 float64 `json:"violated_flow_fraction_ci95"`
+	MovedPacketFraction      float64 `json:"moved_packet_fraction"`
+	MovedPacketFractionCI95  float64 `json:"moved_packet_fraction_ci95"`
+	// Remaps is the mean number of bin remaps per unit time (bins).
+	RemapRate float64 `json:"remap_rate"`
+	// Occupancy[i-1] is q_i, the time-average fraction of servers with at
+	// least i packets; MeanQueue the mean packets per server.
+	Occupancy     []float64 `json:"occupancy"`
+	OccupancyCI95 []float64 `json:"occupancy_ci95"`
+	MeanQueue     float64   `json:"mean_queue"`
+	MeanQueueCI95 float64   `json:"mean_queue_ci95"`
+	// ActiveFlows is the time-average number of flows in progress.
+	ActiveFlows float64 `json:"active_flows"`
+	// TableSize is the number of entries the dispatcher keeps for
+	// stickiness: 0 for static hashing (a hash of the flow) and per-packet
+	// JSQ (queue lengths only), the flows in progress away from their
+	// hashed server for sticky (time average: only those need an entry),
+	// and B for bins.
+	TableSize      float64     `json:"table_size"`
+	TableSizeCI95  float64     `json:"table_size_ci95"`
+	PerReplication []RepResult `json:"per_replication"`
+}
+
+func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
+	reps := len(out)
+	p := o.Policy
+	res := &Result{Servers: o.Servers, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.Size.String(),
+		PacketRate: o.PacketRate, Policy: p.Policy.String(), Horizon: o.Horizon, Warmup: o.Warmup,
+		Replications: reps, Seed: o.Seed, PerReplication: out, QuantileLevels: quantiles, WallSeconds: elapsed.Seconds()}
+	res.Service = "exp(mean=1)"
+	if o.Service != nil {
+		res.Service = o.Service.String()
+	}
+	switch p.Policy {
+	case JSQd:
+		res.D = p.D
+	case Sticky:
+		res.D, res.Threshold = p.D, p.Threshold
+	case Bins:
+		res.D, res.Threshold, res.Bins = p.D, p.Threshold, p.Bins
+	}
+	var remaps int64
+	for _, rr := range out {
+		res.Events += rr.Events
+		res.Packets += rr.Packets
+		res.Flows += rr.Flows
+		remaps += rr.Remaps
+	}
+	res.EventsPerSecond = float64(res.Events) / elapsed.Seconds()
+	res.RemapRate = float64(remaps) / float64(reps) / (o.Horizon - o.Warmup)
+	res.MeanDelay, res.MeanDelayCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MeanDelay })
+	res.DelayQuantiles, res.DelayQuantilesCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].DelayQuantiles })
+	res.ViolatedFlowFraction, res.ViolatedFlowFractionCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].ViolatedFlowFraction })
+	res.MovedPacketFraction, res.MovedPacketFractionCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MovedPacketFraction })
+	res.Occupancy, res.OccupancyCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].Occupancy })
+	res.MeanQueue, res.MeanQueueCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MeanQueue })
+	res.ActiveFlows, _ = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].ActiveFlows })
+	res.TableSize, res.TableSizeCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].TableSize })
+	return res
+}
+
+// quantile is a point of the delay distribution.
+type quantile struct {
+	P     float64 `json:"p"`
+	Value any     `json:"value"`
+	CI95  any     `json:"ci95"`
+}
+
+// MarshalJSON writes NaN and infinite numbers (half-widths of one
+// replication) as null, and the quantiles as {p, value, ci95}.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	qs := make([]quantile, len(r.QuantileLevels))
+	for i, p := range r.QuantileLevels {
+		qs[i] = quantile{P: p, Value: model.JSONNumber(r.DelayQuantiles[i]), CI95: model.JSONNumber(r.DelayQuantilesCI95[i])}
+	}
+	return json.Marshal(struct {
+		*plain
+		MeanDelayCI95            any        `json:"mean_delay_ci95"`
+		DelayQuantiles           []quantile `json:"delay_quantiles"`
+		ViolatedFlowFraction     any        `json:"violated_flow_fraction"`
+		ViolatedFlowFractionCI95 any        `json:"violated_flow_fraction_ci95"`
+		MovedPacketFraction      any        `json:"moved_packet_fraction"`
+		MovedPacketFractionCI95  any        `json:"moved_packet_fraction_ci95"`
+		OccupancyCI95            []any      `json:"occupancy_ci95"`
+		MeanQueueCI95            any        `json:"mean_queue_ci95"`
+		TableSizeCI95            any        `json:"table_size_ci95"`
+		EventsPerSecond          any        `json:"events_per_second"`
+		MeanDelay                any        `json:"mean_delay"`
+	}{(*plain)(r), model.JSONNumber(r.MeanDelayCI95), qs, model.JSONNumber(r.ViolatedFlowFraction),
+		model.JSONNumber(r.ViolatedFlowFractionCI95), model.JSONNumber(r.MovedPacketFraction),
+		model.JSONNumber(r.MovedPacketFractionCI95), model.JSONNumbers(r.OccupancyCI95), model.JSONNumber(r.MeanQueueCI95),
+		model.JSONNumber(r.TableSizeCI95), model.JSONNumber(r.EventsPerSecond), model.JSONNumber(r.MeanDelay)})
+}
+
+// MarshalJSON writes NaN numbers (a replication with no packet) as null.
+func (r RepResult) MarshalJSON() ([]byte, error) {
+	type plain RepResult
+	return json.Marshal(struct {
+		plain
+		MeanDelay            any   `json:"mean_delay"`
+		DelayQuantiles       []any `json:"delay_quantiles"`
+		ViolatedFlowFraction any   `json:"violated_flow_fraction"`
+		MovedPacketFraction  any   `json:"moved_packet_fraction"`
+	}{plain(r), model.JSONNumber(r.MeanDelay), model.JSONNumbers(r.DelayQuantiles),
+		model.JSONNumber(r.ViolatedFlowFraction), model.JSONNumber(r.MovedPacketFraction)})
+}
+
+// Figures returns the summary figures: replications, events, mean_delay,
+// the delay quantiles delay_p50, delay_p99.9, ... (each with _ci95),
+// violated_flow_fraction, moved_packet_fraction, table_size, active_flows,
+// remap_rate, mean_queue and q (q_1, q_2, ...).
+func (r *Result) Figures() []model.Figure {
+	figs := []model.Figure{
+		model.Int("replications", int64(r.Replications)),
+		model.Int("events", r.Events),
+		model.FloatCI("mean_delay", r.MeanDelay, r.MeanDelayCI95),
+	}
+	for i, p := range r.QuantileLevels {
+		figs = append(figs, model.FloatCI(quantileName(p), r.DelayQuantiles[i], r.DelayQuantilesCI95[i]))
+	}
+	return append(figs,
+		model.FloatCI("violated_flow_fraction", r.ViolatedFlowFraction, r.ViolatedFlowFractionCI95),
+		model.FloatCI("moved_packet_fraction", r.MovedPacketFraction, r.MovedPacketFractionCI95),
+		model.FloatCI("table_size", r.TableSize, r.TableSizeCI95),
+		model.Float("active_flows", r.ActiveFlows),
+		model.Float("remap_rate", r.RemapRate),
+		model.FloatCI("mean_queue", r.MeanQueue, r.MeanQueueCI95),
+		model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+}
+
+// quantileName is the figure of the delay quantile at level p: delay_p99,
+// delay_p99.9, ...
+func quantileName(p float64) string { return "delay_p" + model.FormatFloat(100*p) }
+
+// ReplicationFigures returns each replication's figures.
+func (r *Result) ReplicationFigures() [][]model.Figure {
+	out := make([][]model.Figure, len(r.PerReplication))
+	for k, rr := range r.PerReplication {
+		figs := []model.Figure{
+			model.Int("events", rr.Events),
+			model.Float("mean_delay", rr.MeanDelay),
+		}
+		for i, p := range r.QuantileLevels {
+			figs = append(figs, model.Float(quantileName(p), rr.DelayQuantiles[i]))
+		}
+		out[k] = append(figs,
+			model.Float("violated_flow_fraction", rr.ViolatedFlowFraction),
+			model.Float("moved_packet_fraction", rr.MovedPacketFraction),
+			model.Float("table_size", rr.TableSize),
+			model.Vector("q", rr.Occupancy, nil, 0))
+	}
+	return out
+}
