@@ -24,7 +24,11 @@ package kernelhelpers
 //     and the sweep cell, and checks that this cell's new output carries the
 //     bundle (a fresh kernel delivers it again);
 //  4. exports the saved notebook with `jupyter nbconvert --to html` and
-//     checks the charts in that file, opened via file://.
+//     checks the charts in that file, opened via file://: with JavaScript
+//     the interactive canvases replace the static pictures; with JavaScript
+//     disabled (as on GitHub, nbviewer or in a PDF) every chart shows its
+//     static SVG picture: loaded, not blank, parsed, with its series drawn
+//     (paths in the series' colours) and named (legend texts).
 //
 // Chromium resolves no host name but 127.0.0.1 (--host-resolver-rules) and
 // uses no proxy, so everything must work offline: the nbconvert export's
@@ -49,6 +53,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -186,6 +191,9 @@ func TestBrowserNotebooks(t *testing.T) {
 			if n := savedBundles(t, saved); n != wantBundles {
 				t.Errorf("saved %s holds the bundle %d times, want %d", name, n, wantBundles)
 			}
+			if n := bytes.Count(readFile(t, saved), []byte(`class=\"lbsim-static\"`)); n != rep.Charts {
+				t.Errorf("saved %s holds %d static pictures for %d charts", name, n, rep.Charts)
+			}
 
 			// 3b. Reopen: the saved (trusted) outputs replay and draw again.
 			must(t, chromedp.Do(ctx, chromedp.Navigate(url)))
@@ -243,6 +251,20 @@ func TestBrowserNotebooks(t *testing.T) {
 				t.Errorf("exported %s.html: %d charts, want at least 4", stem, rep.Charts)
 			}
 			screenshot(t, ctx, filepath.Join(art, stem+"-export.png"), rep.IDs)
+
+			// 5. The same export with JavaScript disabled: the static pictures.
+			nctx, cancelN := chromedp.NewContext(bctx)
+			defer cancelN()
+			if _, err := chromedp.Call(nctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+				t.Fatalf("disabling JavaScript: %v", err)
+			}
+			must(t, chromedp.Do(nctx, chromedp.Navigate("file://"+htmlPath)))
+			waitJS(t, nctx, "export loaded without JavaScript", 60*time.Second, `document.readyState === "complete"`)
+			static := checkStatic(t, nctx, "exported "+stem+".html without JavaScript")
+			if static != rep.Charts {
+				t.Errorf("without JavaScript: %d charts show a picture, with JavaScript %d charts drew", static, rep.Charts)
+			}
+			screenshot(t, nctx, filepath.Join(art, stem+"-nojs.png"), rep.IDs)
 			t.Logf("%s: done in %.1fs; export %s", name, time.Since(tn).Seconds(), htmlPath)
 		})
 	}
@@ -282,6 +304,7 @@ const checkPageJS = `new Promise(resolve => {
 		charts.forEach(el => {
 			if (el.hasAttribute("data-lbsim-error")) { problems.push(el.id + ": " + el.getAttribute("data-lbsim-error")); return; }
 			if (!el.hasAttribute("data-lbsim-drawn")) { problems.push(el.id + ": never drawn (window.echarts " + typeof window.echarts + ")"); return; }
+			if (el.querySelector(".lbsim-static, .lbsim-static-missing")) { problems.push(el.id + ": the static picture is still there next to the interactive chart"); return; }
 			const cv = el.querySelector("canvas");
 			if (!cv) { problems.push(el.id + ": no canvas"); return; }
 			if (cv.width < 50 || cv.height < 50) { problems.push(el.id + ": canvas " + cv.width + "x" + cv.height); return; }
@@ -328,6 +351,80 @@ func checkPage(t *testing.T, ctx context.Context, what string) pageReport {
 	}
 	t.Logf("%s: %d charts drawn, each canvas non-blank; no error output", what, rep.Charts)
 	return rep
+}
+
+// staticReport is what checkStaticJS finds for one chart.
+type staticReport struct {
+	ID       string   `json:"id"`
+	Problems []string `json:"problems"`
+	Series   int      `json:"series"`
+	Paths    int      `json:"paths"`
+}
+
+// checkStaticJS checks each chart's static picture on a page whose scripts do
+// not run (DevTools' evaluation still does): the <img> loaded, drawn on a
+// canvas it is not one colour, its SVG parses, paths in the palette's colours
+// draw the series, and the legend names every series the alt text lists.
+const checkStaticJS = `(async (palette) => {
+	const out = [];
+	for (const el of document.querySelectorAll("div.lbsim-chart")) {
+		const r = {id: el.id, problems: [], series: 0, paths: 0};
+		out.push(r);
+		if (el.querySelector("canvas")) r.problems.push("a canvas although JavaScript is off");
+		const img = el.querySelector("img.lbsim-static");
+		if (!img) { r.problems.push("no static picture: " + el.textContent.slice(0, 200)); continue; }
+		if (!img.complete) await new Promise(ok => { img.onload = img.onerror = ok; });
+		if (!(img.naturalWidth > 100 && img.naturalHeight > 100)) { r.problems.push("picture not loaded (" + img.naturalWidth + "x" + img.naturalHeight + ")"); continue; }
+		if (img.getBoundingClientRect().width < 100) r.problems.push("picture laid out " + img.getBoundingClientRect().width + " px wide");
+		const cv = document.createElement("canvas");
+		cv.width = img.naturalWidth; cv.height = img.naturalHeight;
+		const g = cv.getContext("2d");
+		g.fillStyle = "#fff"; g.fillRect(0, 0, cv.width, cv.height);
+		g.drawImage(img, 0, 0);
+		const px = g.getImageData(0, 0, cv.width, cv.height).data;
+		let ink = 0;
+		for (let i = 0; i < px.length; i += 4) if (px[i] < 235 || px[i+1] < 235 || px[i+2] < 235) ink++;
+		if (ink < 0.01 * px.length / 4) r.problems.push("picture blank (" + ink + " non-white pixels)");
+		const src = img.getAttribute("src");
+		const bytes = Uint8Array.from(atob(src.slice(src.indexOf(",") + 1)), c => c.charCodeAt(0));
+		const svg = new DOMParser().parseFromString(new TextDecoder().decode(bytes), "image/svg+xml");
+		if (svg.querySelector("parsererror") || !svg.documentElement || svg.documentElement.nodeName !== "svg") { r.problems.push("the picture's SVG does not parse"); continue; }
+		const colours = new Set();
+		svg.querySelectorAll("path").forEach(p => {
+			const stroke = (p.getAttribute("stroke") || "").toLowerCase(), fill = (p.getAttribute("fill") || "").toLowerCase();
+			const vertices = ((p.getAttribute("d") || "").match(/[ML]/g) || []).length;
+			if (palette.series.includes(stroke) && vertices >= 2) { r.paths++; colours.add(stroke); }
+			if (palette.graph.includes(fill)) { r.paths++; colours.add(fill); }
+		});
+		r.series = colours.size;
+		if (r.paths === 0) r.problems.push("no series drawn (no path in the palette's colours)");
+		const texts = new Set([...svg.querySelectorAll("text")].map(t => t.textContent.trim()));
+		const names = ((img.getAttribute("alt") || "").split("; series: ")[1] || "").split(", ").filter(n => n);
+		if (!el.id.startsWith("lbsim-graph-")) {
+			names.forEach(n => { if (!texts.has(n)) r.problems.push("legend lacks " + JSON.stringify(n)); });
+		}
+	}
+	return out;
+})(` + "%s" + `)`
+
+// checkStatic checks the static pictures of a page shown without JavaScript
+// and returns how many charts show one.
+func checkStatic(t *testing.T, ctx context.Context, what string) int {
+	t.Helper()
+	colours, _ := json.Marshal(map[string][]string{"series": palette, "graph": queueColors})
+	var reps []staticReport
+	evalJS(t, ctx, fmt.Sprintf(checkStaticJS, strings.ToLower(string(colours))), &reps)
+	ok := 0
+	for _, r := range reps {
+		for _, p := range r.Problems {
+			t.Errorf("%s: %s: %s", what, r.ID, p)
+		}
+		if len(r.Problems) == 0 {
+			ok++
+		}
+	}
+	t.Logf("%s: %d of %d charts show their static picture with the series drawn", what, ok, len(reps))
+	return ok
 }
 
 // screenshot saves the whole page (the notebook's scrolling #site unrolled) and

@@ -81,15 +81,20 @@ function fitLegend(chart, option) {
   return true;
 }
 
-// compact rounds the coordinates in path data to 0.1 px (the SVG is drawn at
-// its pixel size; echarts writes up to 4 decimals) and drops the ecmeta_*
-// attributes (for the interactive SSR client, which is not used), which
-// halves the size of charts with long series.
+// compact rounds the coordinates of paths drawn in pixels (no transform) to
+// 0.1 px, leaving arcs alone (a full circle is an arc to a point 1e-4 away
+// from its start; rounding would make it vanish), and drops the ecmeta_*
+// attributes (for the interactive SSR client, which is not used). Echarts
+// writes up to 4 decimals: this halves the size of charts with long series.
 function compact(svg) {
+  const round = args => args.replace(/-?\d+\.\d+/g, x => String(Math.round(parseFloat(x) * 10) / 10));
   return svg
     .replace(/ ecmeta_[a-z_]+="[^"]*"/g, '')
-    .replace(/ d="([^"]*)"/g, (m, d) =>
-      ' d="' + d.replace(/-?\d+\.\d+/g, x => String(Math.round(parseFloat(x) * 10) / 10)) + '"');
+    .replace(/<path d="([^"]*)"([^>]*)>/g, (m, d, rest) => {
+      if (rest.indexOf('transform=') >= 0) { return m; }
+      return '<path d="' + d.replace(/([A-Za-z])([^A-Za-z]*)/g, (seg, cmd, args) =>
+        (cmd === 'A' || cmd === 'a') ? seg : cmd + round(args)) + '"' + rest + '>';
+    });
 }
 
 // toSVG renders without CSS animations and hover styles: echarts 5.6's

@@ -236,6 +236,19 @@ func TestChartSVGGraphAndFunctions(t *testing.T) {
 			t.Errorf("graph picture lacks %q among %q", want, doc.Texts)
 		}
 	}
+	// The vertices are circles in their queue's colour: an arc that ends
+	// next to its start (one that ends at its start draws nothing).
+	for _, col := range []string{queueColors[0], queueColors[1], queueColors[3]} {
+		found := false
+		for _, m := range regexp.MustCompile(`d="M(\S+) (\S+)A\S+ \S+ \S+ \S+ \S+ (\S+) ([^"A]+)"[^>]*fill="`+col+`"`).FindAllStringSubmatch(s, -1) {
+			if m[1] != m[3] || m[2] != m[4] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no vertex drawn in %s", col)
+		}
+	}
 	// An option written in JavaScript, with function formatters: the picture
 	// shows what the functions return.
 	c := &Chart{id: "fn", width: "600px", height: "300px", option: `{
