@@ -364,7 +364,7 @@ type staticReport struct {
 // checkStaticJS checks each chart's static picture on a page whose scripts do
 // not run (DevTools' evaluation still does): the <img> loaded, drawn on a
 // canvas it is not one colour, its SVG parses, paths in the palette's colours
-// draw the series, and the legend names every series the alt text lists.
+// draw the series, and the legend names every series (data-lbsim-series).
 const checkStaticJS = `(async (palette) => {
 	const out = [];
 	for (const el of document.querySelectorAll("div.lbsim-chart")) {
@@ -399,7 +399,7 @@ const checkStaticJS = `(async (palette) => {
 		r.series = colours.size;
 		if (r.paths === 0) r.problems.push("no series drawn (no path in the palette's colours)");
 		const texts = new Set([...svg.querySelectorAll("text")].map(t => t.textContent.trim()));
-		const names = ((img.getAttribute("alt") || "").split("; series: ")[1] || "").split(", ").filter(n => n);
+		const names = JSON.parse(img.getAttribute("data-lbsim-series") || "[]");
 		if (!el.id.startsWith("lbsim-graph-")) {
 			names.forEach(n => { if (!texts.has(n)) r.problems.push("legend lacks " + JSON.stringify(n)); });
 		}

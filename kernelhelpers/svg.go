@@ -323,13 +323,29 @@ func (c *Chart) staticHTML() string {
 			escape(c.describe()) + ` (interactive chart: it draws where JavaScript runs; no static picture: ` +
 			escape(strings.TrimPrefix(err.Error(), "kernelhelpers: ")) + `)</div>`
 	}
-	return `<img class="lbsim-static" alt="` + escape(c.describe()) + `" src="data:image/svg+xml;base64,` +
+	_, names := c.titleAndSeries()
+	list, _ := json.Marshal(names)
+	return `<img class="lbsim-static" alt="` + escape(c.describe()) + `" data-lbsim-series="` + escape(string(list)) +
+		`" src="data:image/svg+xml;base64,` +
 		base64.StdEncoding.EncodeToString([]byte(s)) +
 		`" style="display:block;width:100%;height:100%;object-fit:contain">`
 }
 
 // describe names the chart for alt text: its title and its series.
 func (c *Chart) describe() string {
+	title, names := c.titleAndSeries()
+	text := "chart"
+	if title != "" {
+		text = "chart: " + title
+	}
+	if len(names) > 0 {
+		text += "; series: " + strings.Join(names, ", ")
+	}
+	return text
+}
+
+// titleAndSeries returns the chart's title and the names of its series, once each.
+func (c *Chart) titleAndSeries() (string, []string) {
 	var opt struct {
 		BaseOption *struct {
 			Title  any `json:"title"`
@@ -343,7 +359,7 @@ func (c *Chart) describe() string {
 		} `json:"series"`
 	}
 	if json.Unmarshal([]byte(c.option), &opt) != nil {
-		return "chart"
+		return "", nil
 	}
 	title, series := opt.Title, opt.Series
 	if opt.BaseOption != nil {
@@ -357,14 +373,7 @@ func (c *Chart) describe() string {
 			names = append(names, s.Name)
 		}
 	}
-	text := "chart"
-	if t := titleText(title); t != "" {
-		text = "chart: " + t
-	}
-	if len(names) > 0 {
-		text += "; series: " + strings.Join(names, ", ")
-	}
-	return text
+	return titleText(title), names
 }
 
 func titleText(t any) string {
