@@ -171,6 +171,11 @@ func (p *ssrProc) kill() {
 	if p.cmd.Process != nil {
 		_ = p.cmd.Process.Kill()
 	}
+	// Unblock the reader if it holds a late answer; it ends at EOF.
+	go func() {
+		for range p.answers {
+		}
+	}()
 	_ = p.cmd.Wait()
 }
 
