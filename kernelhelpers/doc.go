@@ -122,9 +122,11 @@
 //
 // Each chart's container holds, until its script draws, a static SVG picture
 // of the chart (Chart.SVG, Chart.WriteSVG), so that a saved notebook shows
-// its charts where JavaScript does not run: GitHub, nbviewer, VS Code
-// without trust, an HTML export opened with JavaScript off, a PDF printed
-// from one. The picture is rendered from the chart's own option by ECharts'
+// its charts where JavaScript does not run: GitHub, a downloaded notebook
+// opened untrusted in Jupyter (whose sanitizer keeps the <img>), an HTML
+// export opened with JavaScript off, a PDF printed from one; nbviewer and
+// VS Code show the picture or, where they run the output's scripts, the
+// interactive chart. The picture is rendered from the chart's own option by ECharts'
 // server-side SVG renderer, echarts.init(null, null, {renderer: "svg", ssr:
 // true, width, height}), in Node.js (ssr.js, run with `node -e`), loading
 // the same echarts.min.js as the notebook. One Node.js process serves every
@@ -143,7 +145,8 @@
 //
 // The picture is an <img> with a data:image/svg+xml;base64 URL, not inline
 // <svg>: HTML sanitizers (GitHub's, an untrusted notebook's) keep images with
-// data URLs and strip inline SVG. The chart's script empties the container
+// data URLs and strip inline SVG (Notebook 6's sanitizer also strips the
+// style and class attributes: the picture then shows at its own size). The chart's script empties the container
 // before echarts.init, so the interactive chart replaces the picture.
 //
 // Nothing here fails a cell. Without Node.js (PATH has no node or nodejs;
