@@ -28,7 +28,10 @@ package kernelhelpers
 //     the interactive canvases replace the static pictures; with JavaScript
 //     disabled (as on GitHub, nbviewer or in a PDF) every chart shows its
 //     static SVG picture: loaded, not blank, parsed, with its series drawn
-//     (paths in the series' colours) and named (legend texts).
+//     (paths in the series' colours) and named (legend texts);
+//  5. for charts.ipynb, opens a copy of the saved notebook that Jupyter did
+//     not sign (as a downloaded notebook): untrusted, its outputs are
+//     sanitized and their scripts do not run, and every chart's picture shows.
 //
 // Chromium resolves no host name but 127.0.0.1 (--host-resolver-rules) and
 // uses no proxy, so everything must work offline: the nbconvert export's
@@ -265,6 +268,31 @@ func TestBrowserNotebooks(t *testing.T) {
 				t.Errorf("without JavaScript: %d charts show a picture, with JavaScript %d charts drew", static, rep.Charts)
 			}
 			screenshot(t, nctx, filepath.Join(art, stem+"-nojs.png"), rep.IDs)
+
+			// 6. charts.ipynb as a reader who downloaded it opens it: untrusted
+			// (its content differs from what this Jupyter signed), so Jupyter
+			// sanitizes the HTML outputs and runs none of their scripts.
+			if isCharts {
+				untrusted := "untrusted-" + name
+				writeUntrusted(t, saved, filepath.Join(work, untrusted))
+				must(t, chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/notebooks/%s?token=%s", base, untrusted, token))))
+				waitJS(t, ctx, "untrusted notebook opened", 120*time.Second, `!!(window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded)`)
+				var u struct {
+					Trusted  bool     `json:"trusted"`
+					Pictures int      `json:"pictures"`
+					Canvases int      `json:"canvases"`
+					Problems []string `json:"problems"`
+				}
+				evalJS(t, ctx, untrustedJS, &u)
+				for _, p := range u.Problems {
+					t.Errorf("untrusted %s: %s", name, p)
+				}
+				if u.Trusted || u.Pictures != rep.Charts || u.Canvases != 0 {
+					t.Errorf("untrusted %s: trusted %v, %d pictures shown for %d charts, %d canvases (want none: no script runs)", name, u.Trusted, u.Pictures, rep.Charts, u.Canvases)
+				}
+				screenshot(t, ctx, filepath.Join(art, stem+"-untrusted.png"), nil)
+				evalJS(t, ctx, `window.onbeforeunload = null; Jupyter.notebook.kernel.kill(); true`, nil)
+			}
 			t.Logf("%s: done in %.1fs; export %s", name, time.Since(tn).Seconds(), htmlPath)
 		})
 	}
@@ -425,6 +453,37 @@ func checkStatic(t *testing.T, ctx context.Context, what string) int {
 	}
 	t.Logf("%s: %d of %d charts show their static picture with the series drawn", what, ok, len(reps))
 	return ok
+}
+
+// untrustedJS waits for the outputs of an untrusted notebook and reports its
+// static pictures: sanitized <img> elements with an SVG data URL, loaded.
+const untrustedJS = `new Promise(resolve => setTimeout(() => {
+	const imgs = [...document.querySelectorAll(".output_html img")].filter(i => (i.getAttribute("src") || "").startsWith("data:image/svg+xml"));
+	const problems = imgs.filter(i => !(i.complete && i.naturalWidth > 100)).map(i => "picture not loaded: " + (i.getAttribute("alt") || "").slice(0, 100));
+	resolve({trusted: Jupyter.notebook.trusted, pictures: imgs.length, canvases: document.querySelectorAll(".output_html canvas").length, problems});
+}, 3000))`
+
+// writeUntrusted copies a notebook with one metadata field added, so that its
+// signature is unknown to Jupyter and it opens untrusted.
+func writeUntrusted(t *testing.T, from, to string) {
+	t.Helper()
+	var nb map[string]any
+	if err := json.Unmarshal(readFile(t, from), &nb); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := nb["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["lbsim_untrusted_copy"] = true
+	nb["metadata"] = meta
+	b, err := json.Marshal(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // screenshot saves the whole page (the notebook's scrolling #site unrolled) and
