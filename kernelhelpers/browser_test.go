@@ -24,7 +24,14 @@ package kernelhelpers
 //     and the sweep cell, and checks that this cell's new output carries the
 //     bundle (a fresh kernel delivers it again);
 //  4. exports the saved notebook with `jupyter nbconvert --to html` and
-//     checks the charts in that file, opened via file://.
+//     checks the charts in that file, opened via file://: with JavaScript
+//     the interactive canvases replace the static pictures; with JavaScript
+//     disabled (as on GitHub, nbviewer or in a PDF) every chart shows its
+//     static SVG picture: loaded, not blank, parsed, with its series drawn
+//     (paths in the series' colours) and named (legend texts);
+//  5. for charts.ipynb, opens a copy of the saved notebook that Jupyter did
+//     not sign (as a downloaded notebook): untrusted, its outputs are
+//     sanitized and their scripts do not run, and every chart's picture shows.
 //
 // Chromium resolves no host name but 127.0.0.1 (--host-resolver-rules) and
 // uses no proxy, so everything must work offline: the nbconvert export's
@@ -49,6 +56,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -186,6 +194,9 @@ func TestBrowserNotebooks(t *testing.T) {
 			if n := savedBundles(t, saved); n != wantBundles {
 				t.Errorf("saved %s holds the bundle %d times, want %d", name, n, wantBundles)
 			}
+			if n := bytes.Count(readFile(t, saved), []byte(`class=\"lbsim-static\"`)); n != rep.Charts {
+				t.Errorf("saved %s holds %d static pictures for %d charts", name, n, rep.Charts)
+			}
 
 			// 3b. Reopen: the saved (trusted) outputs replay and draw again.
 			must(t, chromedp.Do(ctx, chromedp.Navigate(url)))
@@ -243,6 +254,45 @@ func TestBrowserNotebooks(t *testing.T) {
 				t.Errorf("exported %s.html: %d charts, want at least 4", stem, rep.Charts)
 			}
 			screenshot(t, ctx, filepath.Join(art, stem+"-export.png"), rep.IDs)
+
+			// 5. The same export with JavaScript disabled: the static pictures.
+			nctx, cancelN := chromedp.NewContext(bctx)
+			defer cancelN()
+			if _, err := chromedp.Call(nctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+				t.Fatalf("disabling JavaScript: %v", err)
+			}
+			must(t, chromedp.Do(nctx, chromedp.Navigate("file://"+htmlPath)))
+			waitJS(t, nctx, "export loaded without JavaScript", 60*time.Second, `document.readyState === "complete"`)
+			static := checkStatic(t, nctx, "exported "+stem+".html without JavaScript")
+			if static != rep.Charts {
+				t.Errorf("without JavaScript: %d charts show a picture, with JavaScript %d charts drew", static, rep.Charts)
+			}
+			screenshot(t, nctx, filepath.Join(art, stem+"-nojs.png"), rep.IDs)
+
+			// 6. charts.ipynb as a reader who downloaded it opens it: untrusted
+			// (its content differs from what this Jupyter signed), so Jupyter
+			// sanitizes the HTML outputs and runs none of their scripts.
+			if isCharts {
+				untrusted := "untrusted-" + name
+				writeUntrusted(t, saved, filepath.Join(work, untrusted))
+				must(t, chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/notebooks/%s?token=%s", base, untrusted, token))))
+				waitJS(t, ctx, "untrusted notebook opened", 120*time.Second, `!!(window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded)`)
+				var u struct {
+					Trusted  bool     `json:"trusted"`
+					Pictures int      `json:"pictures"`
+					Canvases int      `json:"canvases"`
+					Problems []string `json:"problems"`
+				}
+				evalJS(t, ctx, untrustedJS, &u)
+				for _, p := range u.Problems {
+					t.Errorf("untrusted %s: %s", name, p)
+				}
+				if u.Trusted || u.Pictures != rep.Charts || u.Canvases != 0 {
+					t.Errorf("untrusted %s: trusted %v, %d pictures shown for %d charts, %d canvases (want none: no script runs)", name, u.Trusted, u.Pictures, rep.Charts, u.Canvases)
+				}
+				screenshot(t, ctx, filepath.Join(art, stem+"-untrusted.png"), nil)
+				evalJS(t, ctx, `window.onbeforeunload = null; Jupyter.notebook.kernel.kill(); true`, nil)
+			}
 			t.Logf("%s: done in %.1fs; export %s", name, time.Since(tn).Seconds(), htmlPath)
 		})
 	}
@@ -282,6 +332,7 @@ const checkPageJS = `new Promise(resolve => {
 		charts.forEach(el => {
 			if (el.hasAttribute("data-lbsim-error")) { problems.push(el.id + ": " + el.getAttribute("data-lbsim-error")); return; }
 			if (!el.hasAttribute("data-lbsim-drawn")) { problems.push(el.id + ": never drawn (window.echarts " + typeof window.echarts + ")"); return; }
+			if (el.querySelector(".lbsim-static, .lbsim-static-missing")) { problems.push(el.id + ": the static picture is still there next to the interactive chart"); return; }
 			const cv = el.querySelector("canvas");
 			if (!cv) { problems.push(el.id + ": no canvas"); return; }
 			if (cv.width < 50 || cv.height < 50) { problems.push(el.id + ": canvas " + cv.width + "x" + cv.height); return; }
@@ -328,6 +379,111 @@ func checkPage(t *testing.T, ctx context.Context, what string) pageReport {
 	}
 	t.Logf("%s: %d charts drawn, each canvas non-blank; no error output", what, rep.Charts)
 	return rep
+}
+
+// staticReport is what checkStaticJS finds for one chart.
+type staticReport struct {
+	ID       string   `json:"id"`
+	Problems []string `json:"problems"`
+	Series   int      `json:"series"`
+	Paths    int      `json:"paths"`
+}
+
+// checkStaticJS checks each chart's static picture on a page whose scripts do
+// not run (DevTools' evaluation still does): the <img> loaded, drawn on a
+// canvas it is not one colour, its SVG parses, paths in the palette's colours
+// draw the series, and the legend names every series (data-lbsim-series).
+const checkStaticJS = `(async (palette) => {
+	const out = [];
+	for (const el of document.querySelectorAll("div.lbsim-chart")) {
+		const r = {id: el.id, problems: [], series: 0, paths: 0};
+		out.push(r);
+		if (el.querySelector("canvas")) r.problems.push("a canvas although JavaScript is off");
+		const img = el.querySelector("img.lbsim-static");
+		if (!img) { r.problems.push("no static picture: " + el.textContent.slice(0, 200)); continue; }
+		if (!img.complete) await new Promise(ok => { img.onload = img.onerror = ok; });
+		if (!(img.naturalWidth > 100 && img.naturalHeight > 100)) { r.problems.push("picture not loaded (" + img.naturalWidth + "x" + img.naturalHeight + ")"); continue; }
+		if (img.getBoundingClientRect().width < 100) r.problems.push("picture laid out " + img.getBoundingClientRect().width + " px wide");
+		const cv = document.createElement("canvas");
+		cv.width = img.naturalWidth; cv.height = img.naturalHeight;
+		const g = cv.getContext("2d");
+		g.fillStyle = "#fff"; g.fillRect(0, 0, cv.width, cv.height);
+		g.drawImage(img, 0, 0);
+		const px = g.getImageData(0, 0, cv.width, cv.height).data;
+		let ink = 0;
+		for (let i = 0; i < px.length; i += 4) if (px[i] < 235 || px[i+1] < 235 || px[i+2] < 235) ink++;
+		if (ink < 0.01 * px.length / 4) r.problems.push("picture blank (" + ink + " non-white pixels)");
+		const src = img.getAttribute("src");
+		const bytes = Uint8Array.from(atob(src.slice(src.indexOf(",") + 1)), c => c.charCodeAt(0));
+		const svg = new DOMParser().parseFromString(new TextDecoder().decode(bytes), "image/svg+xml");
+		if (svg.querySelector("parsererror") || !svg.documentElement || svg.documentElement.nodeName !== "svg") { r.problems.push("the picture's SVG does not parse"); continue; }
+		const colours = new Set();
+		svg.querySelectorAll("path").forEach(p => {
+			const stroke = (p.getAttribute("stroke") || "").toLowerCase(), fill = (p.getAttribute("fill") || "").toLowerCase();
+			const vertices = ((p.getAttribute("d") || "").match(/[ML]/g) || []).length;
+			if (palette.series.includes(stroke) && vertices >= 2) { r.paths++; colours.add(stroke); }
+			if (palette.graph.includes(fill)) { r.paths++; colours.add(fill); }
+		});
+		r.series = colours.size;
+		if (r.paths === 0) r.problems.push("no series drawn (no path in the palette's colours)");
+		const texts = new Set([...svg.querySelectorAll("text")].map(t => t.textContent.trim()));
+		const names = JSON.parse(img.getAttribute("data-lbsim-series") || "[]");
+		if (!el.id.startsWith("lbsim-graph-")) {
+			names.forEach(n => { if (!texts.has(n)) r.problems.push("legend lacks " + JSON.stringify(n)); });
+		}
+	}
+	return out;
+})(` + "%s" + `)`
+
+// checkStatic checks the static pictures of a page shown without JavaScript
+// and returns how many charts show one.
+func checkStatic(t *testing.T, ctx context.Context, what string) int {
+	t.Helper()
+	colours, _ := json.Marshal(map[string][]string{"series": palette, "graph": queueColors})
+	var reps []staticReport
+	evalJS(t, ctx, fmt.Sprintf(checkStaticJS, strings.ToLower(string(colours))), &reps)
+	ok := 0
+	for _, r := range reps {
+		for _, p := range r.Problems {
+			t.Errorf("%s: %s: %s", what, r.ID, p)
+		}
+		if len(r.Problems) == 0 {
+			ok++
+		}
+	}
+	t.Logf("%s: %d of %d charts show their static picture with the series drawn", what, ok, len(reps))
+	return ok
+}
+
+// untrustedJS waits for the outputs of an untrusted notebook and reports its
+// static pictures: sanitized <img> elements with an SVG data URL, loaded.
+const untrustedJS = `new Promise(resolve => setTimeout(() => {
+	const imgs = [...document.querySelectorAll(".output_html img")].filter(i => (i.getAttribute("src") || "").startsWith("data:image/svg+xml"));
+	const problems = imgs.filter(i => !(i.complete && i.naturalWidth > 100)).map(i => "picture not loaded: " + (i.getAttribute("alt") || "").slice(0, 100));
+	resolve({trusted: Jupyter.notebook.trusted, pictures: imgs.length, canvases: document.querySelectorAll(".output_html canvas").length, problems});
+}, 3000))`
+
+// writeUntrusted copies a notebook with one metadata field added, so that its
+// signature is unknown to Jupyter and it opens untrusted.
+func writeUntrusted(t *testing.T, from, to string) {
+	t.Helper()
+	var nb map[string]any
+	if err := json.Unmarshal(readFile(t, from), &nb); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := nb["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["lbsim_untrusted_copy"] = true
+	nb["metadata"] = meta
+	b, err := json.Marshal(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // screenshot saves the whole page (the notebook's scrolling #site unrolled) and

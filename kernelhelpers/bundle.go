@@ -107,17 +107,18 @@ func wrapBundle(js string) (string, error) {
 		"\n}).call(window);\n</script>\n", nil
 }
 
-// sessionMarker returns the file that records delivery in this kernel session,
-// or "" outside GoNB. GONB_TMP_DIR is the directory GoNB creates for each kernel
+// sessionMarker returns the file, named prefix and a pid, that records
+// something done once per kernel session (the bundle's delivery, the note
+// that charts carry no static picture), or "" outside GoNB. GONB_TMP_DIR is the directory GoNB creates for each kernel
 // process (/tmp/gonb_<random id>, removed when the kernel exits), and every
 // cell program of that kernel is started by the kernel process itself, so the
 // pair (GONB_TMP_DIR, parent pid) identifies the kernel session.
-func sessionMarker() string {
+func sessionMarker(prefix string) string {
 	dir := os.Getenv("GONB_TMP_DIR")
 	if dir == "" {
 		return ""
 	}
-	return filepath.Join(dir, markerPrefix+strconv.Itoa(os.Getppid()))
+	return filepath.Join(dir, prefix+strconv.Itoa(os.Getppid()))
 }
 
 // delivered reports whether this kernel session already has the bundle.
@@ -125,7 +126,7 @@ func deliveredLocked() bool {
 	if deliveredInProc {
 		return true
 	}
-	if m := sessionMarker(); m != "" {
+	if m := sessionMarker(markerPrefix); m != "" {
 		if _, err := os.Stat(m); err == nil {
 			deliveredInProc = true
 			return true
@@ -139,7 +140,7 @@ func deliveredLocked() bool {
 // the wrapper skips itself when window.echarts exists).
 func markDeliveredLocked() {
 	deliveredInProc = true
-	m := sessionMarker()
+	m := sessionMarker(markerPrefix)
 	if m == "" {
 		return
 	}

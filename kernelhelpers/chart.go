@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -21,13 +22,19 @@ type Item interface {
 }
 
 // Chart is a rendered echarts chart: a container <div> with a unique id and
-// the echarts option. Display shows it in the notebook; WriteHTML and WriteTo
-// write it as a standalone page.
+// the echarts option, holding a static SVG picture of the chart until the
+// chart's script draws the interactive chart in its place. Display shows it
+// in the notebook; WriteHTML and WriteTo write it as a standalone page; SVG
+// and WriteSVG give the picture alone.
 type Chart struct {
 	id            string
 	option        string // JavaScript object literal (go-echarts' JSON)
 	width, height string
 	err           error
+
+	svgOnce sync.Once
+	svg     string
+	svgErr  error
 }
 
 var idCounter atomic.Uint64
@@ -62,17 +69,18 @@ func scriptSafe(js string) string {
 	return strings.ReplaceAll(js, "<!--", `<\!--`)
 }
 
-// HTML returns the chart's container and the script that draws it once
-// window.echarts and the container are there (it polls: in Jupyter the output
-// is inserted after its scripts ran, and the bundle may come later). If
-// echarts never loads, the container shows an error after 30 s.
+// HTML returns the chart's container, holding the static SVG picture, and the
+// script that replaces the picture by the interactive chart once
+// window.echarts and the container are there (it polls: in Jupyter the
+// output is inserted after its scripts ran, and the bundle may come later).
+// If echarts never loads, an error shows above the picture after 30 s.
 func (c *Chart) HTML() string {
 	if c.err != nil {
 		return `<pre class="lbsim-error" style="color:#a00">` + escape(c.err.Error()) + `</pre>`
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="lbsim-chart" id="%s" style="width:%s;height:%s;"></div>`+"\n",
-		c.id, html.EscapeString(c.width), html.EscapeString(c.height))
+	fmt.Fprintf(&b, `<div class="lbsim-chart" id="%s" style="width:%s;height:%s;">%s</div>`+"\n",
+		c.id, html.EscapeString(c.width), html.EscapeString(c.height), c.staticHTML())
 	fmt.Fprintf(&b, `<script type="text/javascript">
 (function () {
   var id = %q, tries = 0, start = Date.now();
@@ -83,7 +91,7 @@ func (c *Chart) HTML() string {
       if (!window.echarts && Date.now() - start > 30000) {
         if (el) {
           el.setAttribute("data-lbsim-error", "echarts not loaded");
-          el.innerHTML = '<pre class="lbsim-error" style="color:#a00">kernelhelpers: echarts did not load (window.echarts is undefined after 30 s). Run kernelhelpers.Setup() in a cell, or re-run the notebook.</pre>';
+          el.insertAdjacentHTML("afterbegin", '<pre class="lbsim-error" style="color:#a00">kernelhelpers: echarts did not load (window.echarts is undefined after 30 s). Run kernelhelpers.Setup() in a cell, or re-run the notebook.</pre>');
         }
         return;
       }
@@ -91,17 +99,9 @@ func (c *Chart) HTML() string {
       return;
     }
     if (el.getAttribute("data-lbsim-drawn")) { return; }
+    var option = (%s)(%s);
+    el.innerHTML = "";
     var chart = window.echarts.init(el, null, {renderer: "canvas"});
-    var option = %s;
-    // Log axes: plain tick labels in [0.001, 10^4], 1e-9 style beyond (a long
-    // decimal would be clipped at the chart's edge).
-    [].concat(option.xAxis || [], option.yAxis || []).forEach(function (a) {
-      if (a.type === "log" && a.axisLabel && !a.axisLabel.formatter) {
-        a.axisLabel.formatter = function (v) {
-          return (v >= 1e-3 && v <= 1e4) ? String(+v.toPrecision(3)) : v.toExponential(0);
-        };
-      }
-    });
     chart.setOption(option);
     el.setAttribute("data-lbsim-drawn", "1");
     window.addEventListener("resize", function () { chart.resize(); });
@@ -109,7 +109,7 @@ func (c *Chart) HTML() string {
   draw();
 })();
 </script>
-`, c.id, scriptSafe(strings.TrimSpace(c.option)))
+`, c.id, prepareJS, scriptSafe(strings.TrimSpace(c.option)))
 	return b.String()
 }
 
@@ -130,7 +130,9 @@ func (c *Chart) Display() error {
 		showError(err)
 		return err
 	}
-	displayHTML(bundle + c.HTML())
+	h := c.HTML()
+	_, svgErr := c.SVG()
+	displayHTML(bundle + svgNote(svgErr) + h)
 	syncDisplay()
 	return nil
 }
@@ -181,6 +183,11 @@ func WritePage(w io.Writer, title string, items ...Item) error {
 	for _, it := range items {
 		b.WriteString(it.HTML())
 		b.WriteString("\n")
+		if c, ok := it.(*Chart); ok {
+			if _, err := c.SVG(); err != nil && svgNote(err) != "" {
+				fmt.Fprintf(os.Stderr, "%v (the page's charts show only where JavaScript runs)\n", err)
+			}
+		}
 	}
 	b.WriteString("</body>\n</html>\n")
 	_, err = io.WriteString(w, b.String())

@@ -118,6 +118,45 @@
 // forwarded the output: a 1 MB output can otherwise be lost when the cell
 // program exits (notably in headless nbconvert runs).
 //
+// # Static pictures
+//
+// Each chart's container holds, until its script draws, a static SVG picture
+// of the chart (Chart.SVG, Chart.WriteSVG), so that a saved notebook shows
+// its charts where JavaScript does not run: GitHub, a downloaded notebook
+// opened untrusted in Jupyter (whose sanitizer keeps the <img>), an HTML
+// export opened with JavaScript off, a PDF printed from one; nbviewer and
+// VS Code show the picture or, where they run the output's scripts, the
+// interactive chart. The picture is rendered from the chart's own option by ECharts'
+// server-side SVG renderer, echarts.init(null, null, {renderer: "svg", ssr:
+// true, width, height}), in Node.js (ssr.js, run with `node -e`), loading
+// the same echarts.min.js as the notebook. One Node.js process serves every
+// chart of a program (of a cell, in GoNB): it starts at the first chart
+// (about 0.2 s on an idle machine), renders each chart in 0.05 to 0.15 s,
+// and exits when its stdin closes, that is with the program; a kernel-wide
+// server would save the start once per cell, which is small next to
+// compiling the cell. The option is evaluated as JavaScript, so function
+// formatters work; prepareJS, which adds the log axes' tick formatter, runs
+// on the option in the browser and in Node alike. The picture drops the
+// animation (it would show the first frame) and the toolbox, lists every
+// legend entry (a scrolling legend would hide some) and moves the plot up to
+// make room for them; text widths are estimated 12% wide, as Node has no
+// fonts. Path coordinates are rounded to 0.1 px (arcs and scaled symbols
+// are kept exact): a 121-point, 4-level trajectory with bands is about 29 KB.
+//
+// The picture is an <img> with a data:image/svg+xml;base64 URL, not inline
+// <svg>: HTML sanitizers (GitHub's, an untrusted notebook's) keep images with
+// data URLs and strip inline SVG (Notebook 6's sanitizer also strips the
+// style and class attributes: the picture then shows at its own size). The chart's script empties the container
+// before echarts.init, so the interactive chart replaces the picture.
+//
+// Nothing here fails a cell. Without Node.js (PATH has no node or nodejs;
+// $LBSIM_NODE names another binary, or "off"), charts carry a line saying
+// they need JavaScript, and the first chart of the kernel session (a marker
+// file, like the bundle's) shows a grey note saying why. A chart whose
+// rendering fails (an error in its option, or no answer within 30 s: the
+// renderer is killed and the next chart starts a new one) shows a note
+// under it.
+//
 // The progress bar uses a GoNB display id (gonbui.UpdateHTML), so it is
 // redrawn in place; redraws are throttled and the final 100% is always drawn.
 // Outside a notebook (gonbui.IsNotebook false) Display and the progress bar

@@ -39,11 +39,15 @@ func useFakeNotebook(t *testing.T, sessionDir string) *fakeNotebook {
 	return f
 }
 
-// newProcess forgets the in-process delivery flag, as a new cell program would.
+// newProcess forgets the in-process flags (bundle delivered, note about
+// missing SVG pictures shown), as a new cell program would.
 func newProcess() {
 	bundleMu.Lock()
 	deliveredInProc = false
 	bundleMu.Unlock()
+	noSVGMu.Lock()
+	noSVGToldInProc = false
+	noSVGMu.Unlock()
 }
 
 func decode(t *testing.T, c *Chart) map[string]any {

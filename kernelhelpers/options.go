@@ -9,6 +9,7 @@ type Option func(*config)
 type config struct {
 	title, subtitle string
 	xLabel, yLabel  string
+	xUnit, yUnit    string
 	width, height   string
 	logX, logY      bool
 	linearY         bool
@@ -53,6 +54,13 @@ func XLabel(s string) Option { return func(c *config) { c.xLabel = s } }
 // YLabel names the vertical axis.
 func YLabel(s string) Option { return func(c *config) { c.yLabel = s } }
 
+// XUnit gives the horizontal axis's unit, shown after its name: XLabel("time
+// t"), XUnit("1/μ") give "time t (1/μ)".
+func XUnit(u string) Option { return func(c *config) { c.xUnit = u } }
+
+// YUnit gives the vertical axis's unit, shown after its name.
+func YUnit(u string) Option { return func(c *config) { c.yUnit = u } }
+
 // Size sets the chart container's CSS width and height (default "100%" and "440px").
 func Size(width, height string) Option {
 	return func(c *config) {
@@ -65,11 +73,13 @@ func Size(width, height string) Option {
 	}
 }
 
-// LogX makes the horizontal axis logarithmic (points with x <= 0 are dropped).
+// LogX makes the horizontal axis logarithmic. Points with x <= 0 cannot be
+// drawn: the chart's subtitle says which series lost how many.
 func LogX() Option { return func(c *config) { c.logX = true } }
 
-// LogY makes the vertical axis logarithmic (points with y <= 0 are dropped).
-// Stationary plots are log-y already.
+// LogY makes the vertical axis logarithmic. Points with y <= 0 cannot be
+// drawn: the chart's subtitle says which series lost how many (a series of
+// zeros is named, not silently missing). Stationary plots are log-y already.
 func LogY() Option { return func(c *config) { c.logY = true; c.linearY = false } }
 
 // LogLog makes both axes logarithmic.

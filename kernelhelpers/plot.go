@@ -125,6 +125,7 @@ func plot(kind, xName, yName string, xInteger bool, series []Series, c *config) 
 	if len(series) == 0 {
 		return finish(line, c, id, fmt.Errorf("kernelhelpers.%s: no series", chartName(kind)))
 	}
+	var omitted []string // log axes: series with points <= 0, which cannot be drawn
 	for j, s := range series {
 		if len(s.X) != len(s.Y) {
 			return finish(line, c, id, fmt.Errorf("kernelhelpers.%s: series %q has %d x and %d y values", chartName(kind), s.Name, len(s.X), len(s.Y)))
@@ -161,6 +162,9 @@ func plot(kind, xName, yName string, xInteger bool, series []Series, c *config) 
 		for k := range s.X {
 			data[k] = point(s.X[k], s.Y[k], c)
 		}
+		if n, of := nonPositive(s, c); n > 0 {
+			omitted = append(omitted, omittedNote(s.Name, n, of))
+		}
 		// The line goes first: the legend draws its icon from the first
 		// series of a name, and the band's series share the name.
 		line.AddSeries(s.Name, data, styled(col, dash, width, marker, marker != "none")...)
@@ -168,7 +172,52 @@ func plot(kind, xName, yName string, xInteger bool, series []Series, c *config) 
 			addBand(line, s.Name, col, strconv.Itoa(j), s.X, s.Y, s.CI95, c)
 		}
 	}
+	if len(omitted) > 0 {
+		if len(omitted) > 3 {
+			omitted = append(omitted[:3], fmt.Sprintf("and %d more series", len(omitted)-3))
+		}
+		note := "log scale, values ≤ 0 not drawn: " + strings.Join(omitted, "; ")
+		if sub := line.BaseConfiguration.Title.Subtitle; sub != "" {
+			note = sub + "\n" + note
+			// A second line of subtitle: move the plot down.
+			if len(line.GridList) > 0 {
+				line.GridList[0].Top = "86"
+			}
+		}
+		line.BaseConfiguration.Title.Subtitle = note
+	}
 	return finish(line, c, id, nil)
+}
+
+// nonPositive counts the finite points of s that a log axis cannot show (a
+// coordinate <= 0 on a log axis), among its finite points.
+func nonPositive(s Series, c *config) (n, finite int) {
+	logY := c.logY && !c.linearY
+	if !c.logX && !logY {
+		return 0, 0
+	}
+	for k := range s.X {
+		x, y := s.X[k], s.Y[k]
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+			continue
+		}
+		finite++
+		if (c.logX && x <= 0) || (logY && y <= 0) {
+			n++
+		}
+	}
+	return n, finite
+}
+
+// omittedNote says how many points of a series a log axis leaves out.
+func omittedNote(name string, n, of int) string {
+	if name == "" {
+		name = "a series"
+	}
+	if n == of {
+		return fmt.Sprintf("%s (all %d points: not shown)", name, n)
+	}
+	return fmt.Sprintf("%s (%d of %d points)", name, n, of)
 }
 
 func chartName(kind string) string {
@@ -216,6 +265,12 @@ func newLine(c *config, id, xName, yName string, xInteger bool) *charts.Line {
 	}
 	if c.yLabel != "" {
 		yName = c.yLabel
+	}
+	if c.xUnit != "" {
+		xName += " (" + c.xUnit + ")"
+	}
+	if c.yUnit != "" {
+		yName += " (" + c.yUnit + ")"
 	}
 	logY := c.logY && !c.linearY
 	line := charts.NewLine()

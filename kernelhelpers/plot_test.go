@@ -133,6 +133,43 @@ func TestTails(t *testing.T) {
 	}
 }
 
+func TestAxisUnits(t *testing.T) {
+	s := Series{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}
+	m := decode(t, Sweep([]Series{s}, XLabel("load λ"), XUnit("tasks/s"), YUnit("s")))
+	x := m["xAxis"].([]any)[0].(map[string]any)
+	y := m["yAxis"].([]any)[0].(map[string]any)
+	if x["name"] != "load λ (tasks/s)" || y["name"] != "metric (s)" {
+		t.Errorf("axis names %q, %q", x["name"], y["name"])
+	}
+}
+
+func TestLogAxisSaysWhatItOmits(t *testing.T) {
+	subtitle := func(c *Chart) string {
+		t.Helper()
+		s, _ := decode(t, c)["title"].(map[string]any)["subtext"].(string)
+		return s
+	}
+	tail := Tail("JSQ(2)", []float64{0.9, 0.729, 0.478, 0})
+	zeros := Tail("never waits", []float64{0, 0, 0})
+	got := subtitle(Tails([]Series{tail, zeros}, Subtitle("λ = 0.9")))
+	want := "λ = 0.9\nlog scale, values ≤ 0 not drawn: JSQ(2) (1 of 4 points); never waits (all 3 points: not shown)"
+	if got != want {
+		t.Errorf("subtitle %q, want %q", got, want)
+	}
+	// Nothing to say on a linear axis, or when every point is positive.
+	if s := subtitle(Tails([]Series{tail, zeros}, LinearY())); s != "" {
+		t.Errorf("linear axis: subtitle %q", s)
+	}
+	if s := subtitle(Tails([]Series{tail}, Levels(3))); s != "" {
+		t.Errorf("no point <= 0 shown: subtitle %q", s)
+	}
+	// Log x: x <= 0 counts; NaN (a gap) does not.
+	s := Series{Name: "sweep", X: []float64{0, 0.1, math.NaN(), 1}, Y: []float64{1, 2, 3, 4}}
+	if got := subtitle(Sweep([]Series{s}, LogX())); !strings.HasSuffix(got, "sweep (1 of 3 points)") {
+		t.Errorf("log x: subtitle %q", got)
+	}
+}
+
 func TestAdapters(t *testing.T) {
 	res := &lbsim.Result{Occupancy: []float64{0.9, 0.7}, OccupancyCI95: []float64{0.01, 0.02}}
 	s := ResultTail("JSQ(2)", res)
