@@ -212,6 +212,9 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	}
 
 	n := int(math.Floor(until/grid+1e-9)) + 1
+	if err := checkMeanfieldMemory(v, K, n); err != nil {
+		return err
+	}
 	times := make([]float64, n, n+1)
 	for j := range times {
 		times[j] = float64(j) * grid
@@ -220,6 +223,9 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		times = append(times, until)
 	}
 	path, err := meanfield.Trajectory(ctx, drift, init, times, K, meanfield.Options{})
+	if errors.Is(err, meanfield.ErrStepLimit) {
+		return usageErr("until = %v: %v; integrate to a shorter time (the fixed point is computed separately)", until, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -306,4 +312,25 @@ func writeMeanfieldCSV(name string, p *meanfield.Path) error {
 		return fmt.Errorf("trajectory: writing %s: %w", name, err)
 	}
 	return nil
+}
+
+// checkMeanfieldMemory refuses, naming the key, a truncation whose memory is
+// above the limit: the fixed point's Newton steps hold a dense K x K Jacobian
+// and its factorisation (16 K^2 bytes), the path K numbers per reported time
+// (8 bytes each, and about 24 more in the JSON printed).
+func checkMeanfieldMemory(v *param.Values, levels, times int) error {
+	k := float64(levels)
+	key := fmt.Sprintf("levels = %d", levels)
+	switch {
+	case v.Has("levels"):
+	case len(v.Floats("init"))+3 >= levels:
+		key = fmt.Sprintf("init (%d levels)", len(v.Floats("init")))
+	default:
+		key = fmt.Sprintf("tol = %g (%d levels)", v.Float("tol"), levels)
+	}
+	path := 32 * k * float64(times)
+	if path > 16*k*k {
+		key = fmt.Sprintf("grid = %g (%d times, %d levels)", v.Float("grid"), times, levels)
+	}
+	return model.CheckMemory(key, 16*k*k+path)
 }

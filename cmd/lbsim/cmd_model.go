@@ -89,6 +89,9 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if cfg.Workers < 0 {
 		return usageErr("workers = %d: must be >= 0 (0: all cores)", cfg.Workers)
 	}
+	if err := m.CheckResources(v); err != nil {
+		return usageErr("%v", err)
+	}
 	var progress func(float64)
 	var prog *progressPrinter
 	if cfg.Progress {

@@ -116,12 +116,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are %s (see lbsim help)\n", name, commandNames())
 		return exitUsage
 	}
-	err := cmd.run(ctx, rest, stdin, stdout, stderr)
+	rest, err := resourceFlags(rest)
+	if err == nil {
+		err = limitErr(cmd.run(ctx, rest, stdin, stdout, stderr))
+	}
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errHelp):
 		cmd.help(stdout)
+		fmt.Fprintln(stdout, "\nEvery command also takes --max-memory SIZE and --max-events N (see lbsim help).")
 		return exitOK
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		fmt.Fprintf(stderr, "lbsim %s: interrupted; no result\n", name)
@@ -197,7 +201,9 @@ Commands:
 	}
 	fmt.Fprintf(w, `
 Run "lbsim help COMMAND" or "lbsim COMMAND -h" for a command's flags.
-
+`)
+	printResourceFlags(w)
+	fmt.Fprintf(w, `
 Exit status: 0 success, 1 runtime failure, 2 invalid input, 130 interrupted.
 `)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim"
@@ -196,6 +197,9 @@ func TestBadInput(t *testing.T) {
 	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
+	endless := endlessPipe(t, "1.5\n")
+	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
 	// with returns the arguments of a valid jsqd run, then extra.
 	with := func(extra ...string) []string {
 		return append([]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd"}, extra...)
@@ -257,6 +261,30 @@ func TestBadInput(t *testing.T) {
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=-1,b=1"}, "a = -1: must be a finite number >= 0", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "5:x"}, `thresholds = "5:x"`, ""},
 		{[]string{"admission", "/dev/zero"}, "larger than 64 MiB", ""},
+		// Resource limits: memory and work estimated before anything is allocated or run.
+		{with("--replications", "1e9"), "replications = 1000000000: needs about 1.02 TB of memory, above the limit", ""},
+		{with("--servers", "1e9", "--engine", "servers", "--max-memory", "8GB"), "servers = 1000000000: needs about", ""},
+		{with("--servers", "1e7", "--engine", "general", "--init-lengths", "20x10000000", "--workers", "1", "--max-memory", "1GB"),
+			"init_lengths (10000000 servers): needs about 7.52 GB of memory, above the limit of 1 GB (--max-memory)", ""},
+		{with("--horizon", "1e15"), "horizon = 1e+15 (servers = 10, replications = 1): expects about 1e+16 events, about 15.9 years", ""},
+		{with("--horizon", "1e6", "--max-events", "1e6"), "above the limit of 1e+06 events (--max-events)", ""},
+		{with("--max-memory", "lots"), `max_memory = "lots": must be a size > 0`, ""},
+		{with("--max-events", "-1"), `max_events = "-1": must be a number of events >= 0`, ""},
+		{with("--grid", "1e-6", "--horizon", "10", "--replications", "1000", "--max-memory", "8GB"), "grid = 1e-06 (horizon = 10, replications = 1000): needs about", ""},
+		{[]string{"meanfield", "--policy", "jsqd", "--lambda", "0.9", "--levels", "100000", "--until", "1", "--max-memory", "8GB"},
+			"levels = 100000: needs about 160 GB of memory", ""},
+		{[]string{"meanfield", "--policy", "jsqd", "--lambda", "0.9", "--until", "1e300"}, "until = 1e+300: meanfield: Integrate: MaxSteps", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.9", "--policy", "jsq", "--cap", "40000", "--max-states", "2147483647", "--max-memory", "8GB"},
+			"cap = 40000 (servers = 2): needs about 264 GB of memory", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.9", "--policy", "jsq", "--max-states", "2147483647", "--max-memory", "8GB"},
+			"max_states = 2147483647: needs about 354 GB of memory", ""},
+		{[]string{"exact", "--servers", "8", "--lambda", "0.9", "--policy", "jsq", "--cap", "14"}, "cap = 14: the chain has at least 2.56e+09 states", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "0"}, "tol = 0: must be in (0, 0.1]", ""},
+		{[]string{"redundancy", "--servers", "1000", "--lambda", "0.5", "--horizon", "1e12"}, "horizon = 1e+12: expects about 2e+15 events", ""},
+		{[]string{"sweep", hugeSweep, "--list", "--max-memory", "8GB"}, "axes (10000000 points): needs about 20.5 GB", ""},
+		{[]string{"sweep", "/dev/zero", "--out", filepath.Join(dir, "sw")}, `sweep file: "/dev/zero": larger than 64 MiB`, ""},
+		{[]string{"run", "/dev/urandom"}, `scenario file "/dev/urandom": larger than 64 MiB`, ""},
+		{with("--service", "empirical:file="+endless), "empirical: reading: larger than 64 MiB", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},
@@ -604,4 +632,39 @@ func TestExactScenarioRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// endlessPipe returns a named pipe that a goroutine feeds with line for ever
+// (until its reader goes away or the test ends).
+func endlessPipe(t *testing.T, line string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "endless")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("no named pipes: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			chunk := []byte(strings.Repeat(line, 4096))
+			for {
+				if _, err := f.Write(chunk); err != nil {
+					break
+				}
+			}
+			f.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		// Unblock a writer waiting for a reader, then let it stop.
+		os.Remove(path)
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	return path
 }

@@ -238,7 +238,7 @@ func (sp Spec) Build() (*Graph, error) {
 			return nil, fmt.Errorf("graph = %q: %v", sp.file, err)
 		}
 		defer f.Close()
-		g, err := ReadEdgeList(f, n)
+		g, err := ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), n)
 		if err != nil {
 			return nil, fmt.Errorf("graph = %q: %v (ids must be below servers = %d)", sp.file, err, n)
 		}

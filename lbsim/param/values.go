@@ -243,8 +243,14 @@ func (v *Values) Map() map[string]any {
 	return m
 }
 
-// MaxFileBytes bounds a scenario read by DecodeJSON's callers (ReadLimited).
+// MaxFileBytes bounds a scenario, sweep spec or point file (JSON), read with
+// ReadAll, and a file of service-time samples: a file that never ends is
+// refused instead of filling the memory.
 const MaxFileBytes = 64 << 20
+
+// MaxDataFileBytes bounds an edge-list file named by a key, read through
+// LimitReader.
+const MaxDataFileBytes = 256 << 20
 
 // DecodeJSON decodes one JSON object strictly: unknown keys, values of the
 // wrong type and trailing data are errors naming the key; null leaves a key

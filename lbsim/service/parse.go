@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Usage describes the spec syntax Parse accepts, for command-line help.
@@ -63,9 +65,9 @@ var laws = map[string]lawSpec{
 			return nil, fmt.Errorf("service: empirical: %v", err)
 		}
 		defer f.Close()
-		x, err := readSamples(f)
+		x, err := readSamples(param.LimitReader(f, param.MaxFileBytes))
 		if err != nil {
-			return nil, fmt.Errorf("%v (file %s)", err, file)
+			return nil, fmt.Errorf("%v (file %q)", err, file)
 		}
 		return EmpiricalWithMean(x, p["mean"])
 	}},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // File names inside a sweep's output directory.
@@ -386,7 +387,7 @@ func prepareDir(dir string, sw *Spec) error {
 	}
 	want = append(want, '\n')
 	path := filepath.Join(dir, SpecFile)
-	have, err := os.ReadFile(path)
+	have, err := param.ReadFile(path, param.MaxFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return WriteFileAtomic(path, want)
@@ -400,7 +401,7 @@ func prepareDir(dir string, sw *Spec) error {
 
 // ReadSweepDir reads the sweep recorded in a sweep output directory.
 func ReadSweepDir(dir string) (*Spec, error) {
-	data, err := os.ReadFile(filepath.Join(dir, SpecFile))
+	data, err := param.ReadFile(filepath.Join(dir, SpecFile), param.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a sweep output directory (%w)", dir, err)
 	}
@@ -414,7 +415,7 @@ func ReadSweepDir(dir string) (*Spec, error) {
 // ReadPoint reads a point file; the error wraps os.ErrNotExist when there is
 // none.
 func ReadPoint(path string) (*PointRecord, error) {
-	data, err := os.ReadFile(path)
+	data, err := param.ReadFile(path, param.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

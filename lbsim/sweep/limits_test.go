@@ -1,0 +1,56 @@
+package sweep
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim/model"
+)
+
+// bytesPerPoint bounds the memory an expanded point holds, measured here as
+// the live heap after Points on 5000 points of the dispatch model.
+func TestPointsMemory(t *testing.T) {
+	sw := mustParse(t, `{"seed": 1, "replications": 2, "base": {"servers": 100, "policy": "jsqd", "horizon": 10},
+		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 50}}, {"d": {"from": 1, "to": 100, "count": 100}}]}`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pts, err := sw.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(pts))
+	t.Logf("%d points: %.0f bytes per point", len(pts), per)
+	if per > bytesPerPoint {
+		t.Errorf("%.0f bytes per point, above bytesPerPoint = %d", per, bytesPerPoint)
+	}
+	runtime.KeepAlive(pts)
+}
+
+// A sweep whose points would not fit the memory limit, and a point above a
+// resource limit, are refused before anything is built or run.
+func TestPointsLimits(t *testing.T) {
+	model.SetMemoryLimit(1 << 20)
+	defer model.SetMemoryLimit(0)
+	sw := mustParse(t, `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 1000}}]}`)
+	if _, err := sw.Points(); err == nil || !strings.Contains(err.Error(), "axes (1000 points): needs about 2.05 MB") {
+		t.Errorf("Points: %v, want a refusal naming the axes", err)
+	}
+	model.SetMemoryLimit(1 << 30)
+	sw = mustParse(t, `{"seed": 1, "replications": 1, "base": {"policy": "jsq", "lambda": 0.5, "engine": "servers"},
+		"axes": [{"servers": [10, 100000000]}]}`)
+	if _, err := sw.Points(); err == nil || !strings.Contains(err.Error(), "servers = 100000000: needs about") {
+		t.Errorf("Points: %v, want a refusal naming servers", err)
+	}
+	model.SetEventLimit(1e9)
+	defer model.SetEventLimit(0)
+	sw = mustParse(t, `{"seed": 1, "replications": 1, "base": {"policy": "jsq", "lambda": 0.5, "servers": 1000},
+		"axes": [{"horizon": [10, 1e7]}]}`)
+	if _, err := sw.Points(); err == nil || !strings.Contains(err.Error(), "horizon = 1e+07: expects about 1e+10 events") {
+		t.Errorf("Points: %v, want a refusal naming the horizon", err)
+	}
+}
