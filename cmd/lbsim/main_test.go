@@ -200,6 +200,12 @@ func TestBadInput(t *testing.T) {
 	endless := endlessPipe(t, "1.5\n")
 	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
+	dupKey := writeFile(t, "dup.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "servers": 20}`)
+	caseKey := writeFile(t, "case.json", `{"servers": 10, "Servers": 20, "lambda": 0.5, "policy": "jsq"}`)
+	dupSweep := writeFile(t, "dupsweep.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq", "lambda": 0.5, "lambda": 0.6},
+		"axes": [{"horizon": [10]}]}`)
+	caseSweep := writeFile(t, "casesweep.json", `{"seed": 1, "Seed": 2, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": [0.5]}]}`)
 	// with returns the arguments of a valid jsqd run, then extra.
 	with := func(extra ...string) []string {
 		return append([]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd"}, extra...)
@@ -285,6 +291,15 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sweep", "/dev/zero", "--out", filepath.Join(dir, "sw")}, `sweep file: "/dev/zero": larger than 64 MiB`, ""},
 		{[]string{"run", "/dev/urandom"}, `scenario file "/dev/urandom": larger than 64 MiB`, ""},
 		{with("--service", "empirical:file="+endless), "empirical: reading: larger than 64 MiB", ""},
+		// Silent wrong answers refused: duplicate keys, case variants, an empty clique, zero types.
+		{[]string{"run", dupKey}, `servers: duplicate key "servers"`, ""},
+		{[]string{"run", caseKey}, `Servers: keys "servers" and "Servers" differ only in case`, ""},
+		{[]string{"sweep", dupSweep, "--list"}, `base.lambda: duplicate key "lambda"`, ""},
+		{[]string{"sweep", caseSweep, "--list"}, `Seed: keys "seed" and "Seed" differ only in case`, ""},
+		{[]string{"run", "--servers", "11", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "split", "--split", "0.01"},
+			"split = 0.01: the clique of round(split*servers) = round(0.11) = 0 servers would be empty", ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat", "random", "--types", "0"},
+			"types = 0: must be between 1", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},

@@ -192,6 +192,10 @@ func (sp Spec) Check(who string) error {
 			return fmt.Errorf("split = %v: topology split needs a clique fraction in (0, 1]", sp.split)
 		}
 		m := math.Round(sp.split * float64(n))
+		if m < 1 {
+			return fmt.Errorf("split = %v: the clique of round(split*servers) = round(%.4g) = 0 servers would be empty "+
+				"(no edges: random routing); give split >= 1/servers = %.4g", sp.split, sp.split*float64(n), 1/float64(n))
+		}
 		if e := m*float64(n-1) + (float64(n)-m)*m; e > maxEntries {
 			return fmt.Errorf("split = %v: the graph would have %.4g directed entries, more than %d; lower split or servers", sp.split, e, maxEntries)
 		}

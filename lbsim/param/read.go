@@ -1,10 +1,13 @@
 package param
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // ErrTooLarge is matched (errors.Is) by the error of a read beyond its limit.
@@ -75,4 +78,59 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%q: %w", path, err)
 	}
 	return data, nil
+}
+
+// checkKeys walks the JSON value data and refuses, in any object, a key given
+// twice or two keys that differ only in case (encoding/json would keep the
+// last one silently); with lower, also a key with an upper-case letter
+// (encoding/json matches struct fields without regard to case, and every key
+// lbsim declares is lower case). Malformed JSON is left to the decoder.
+func checkKeys(data []byte, lower bool) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the decoder reports it
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return nil
+		}
+		switch d {
+		case '[':
+			for i := 0; dec.More(); i++ {
+				if err := walk(fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+		case '{':
+			seen := map[string]string{} // lower-case key -> key as given
+			for dec.More() {
+				tok, err := dec.Token()
+				if err != nil {
+					return nil
+				}
+				key, _ := tok.(string)
+				where := strings.TrimPrefix(path+"."+key, ".")
+				if prev, dup := seen[strings.ToLower(key)]; dup {
+					if prev == key {
+						return fmt.Errorf("%s: duplicate key %q (give each key once)", where, key)
+					}
+					return fmt.Errorf("%s: keys %q and %q differ only in case (give each key once, in lower case)", where, prev, key)
+				}
+				if lower && key != strings.ToLower(key) {
+					return fmt.Errorf("%s: key %q must be lower case (%q)", where, key, strings.ToLower(key))
+				}
+				seen[strings.ToLower(key)] = key
+				if err := walk(where); err != nil {
+					return err
+				}
+			}
+		}
+		_, _ = dec.Token() // the closing delimiter
+		return nil
+	}
+	return walk("")
 }
