@@ -225,7 +225,7 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	if err != nil {
 		return err
 	}
-	return writeResult(stdout, data)
+	return writeResult(ctx, stdout, data)
 }
 
 func numRows(rows [][]float64) [][]any {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/lbsim/notebooks/lbsim/meanfield"
@@ -157,8 +155,8 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		return usageErr("servers: missing; --sampling without needs --servers N (an integer >= d = %d)", d)
 	}
 	if cfg.Trajectory != "" {
-		if st, err := os.Stat(filepath.Dir(cfg.Trajectory)); err != nil || !st.IsDir() {
-			return failure(fmt.Errorf("trajectory = %q: its directory does not exist", cfg.Trajectory))
+		if err := checkOutputPath("trajectory", cfg.Trajectory); err != nil {
+			return err
 		}
 	}
 
@@ -274,21 +272,20 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
+	var files outputs
+	defer files.discard()
 	if cfg.Trajectory != "" {
-		if err := writeMeanfieldCSV(cfg.Trajectory, path); err != nil {
-			return failure(err)
+		err := files.stage("trajectory", cfg.Trajectory, func(w io.Writer) error { return writeMeanfieldCSV(w, path) })
+		if err != nil {
+			return err
 		}
 	}
-	return writeResult(stdout, data)
+	return files.commit(ctx, stdout, data)
 }
 
-// writeMeanfieldCSV writes time,q1..qK rows, removing the file on failure.
-func writeMeanfieldCSV(name string, p *meanfield.Path) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("trajectory: %w", err)
-	}
-	w := csv.NewWriter(f)
+// writeMeanfieldCSV writes time,q1..qK rows.
+func writeMeanfieldCSV(out io.Writer, p *meanfield.Path) error {
+	w := csv.NewWriter(out)
 	row := make([]string, p.Levels+1)
 	row[0] = "time"
 	for i := 1; i <= p.Levels; i++ {
@@ -306,12 +303,7 @@ func writeMeanfieldCSV(name string, p *meanfield.Path) error {
 		werr = w.Write(row)
 	}
 	w.Flush()
-	err = errors.Join(werr, w.Error(), f.Close())
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("trajectory: writing %s: %w", name, err)
-	}
-	return nil
+	return errors.Join(werr, w.Error())
 }
 
 // checkMeanfieldMemory refuses, naming the key, a truncation whose memory is

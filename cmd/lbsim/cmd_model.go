@@ -121,7 +121,7 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if err != nil {
 		return err
 	}
-	return writeResult(stdout, data)
+	return writeResult(ctx, stdout, data)
 }
 
 // encodeResult is the JSON a command prints: indented by two spaces.
@@ -133,8 +133,13 @@ func encodeResult(v any) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// writeResult writes a command's result on stdout, the last thing it does.
-func writeResult(stdout io.Writer, data []byte) error {
+// writeResult writes a command's result on stdout, the last thing it does,
+// unless ctx was cancelled meanwhile (a signal during the encoding of a
+// large result): then it writes nothing and returns ctx's error (exit 130).
+func writeResult(ctx context.Context, stdout io.Writer, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if _, err := stdout.Write(data); err != nil {
 		return failure(err)
 	}
