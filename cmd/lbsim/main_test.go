@@ -200,6 +200,8 @@ func TestBadInput(t *testing.T) {
 	endless := endlessPipe(t, "1.5\n")
 	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
+	okSweep := writeFile(t, "ok.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": [0.5, 0.6]}]}`)
 	dupKey := writeFile(t, "dup.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "servers": 20}`)
 	caseKey := writeFile(t, "case.json", `{"servers": 10, "Servers": 20, "lambda": 0.5, "policy": "jsq"}`)
 	dupSweep := writeFile(t, "dupsweep.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq", "lambda": 0.5, "lambda": 0.6},
@@ -300,6 +302,10 @@ func TestBadInput(t *testing.T) {
 			"split = 0.01: the clique of round(split*servers) = round(0.11) = 0 servers would be empty", ""},
 		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat", "random", "--types", "0"},
 			"types = 0: must be between 1", ""},
+		// Values that go into a Slurm script or a Kubernetes manifest (TestSlurmInjection, TestK8sInjection).
+		{[]string{"slurm", okSweep, "--out", dir, "--partition", "short\ntouch x"}, `partition = "short\ntouch x": must not contain control characters`, ""},
+		{[]string{"slurm", okSweep, "--out", dir, "--partition", "a;b"}, `partition = "a;b": must be a Slurm partition name`, ""},
+		{[]string{"k8s", okSweep, "--image", "x", "--lbsim", "lbsim\n---\nkind: Pod"}, `lbsim = "lbsim\n---\nkind: Pod": must not contain control characters`, ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},
