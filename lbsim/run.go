@@ -20,7 +20,7 @@ import (
 func Run(ctx context.Context, sc Scenario) (*Result, error) {
 	sc, err := sc.resolve()
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
 	engine := resolveEngine(sc)
 	simulate := runServers

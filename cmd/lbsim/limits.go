@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbsim/notebooks/lbsim"
 	"github.com/lbsim/notebooks/lbsim/model"
 )
 
@@ -78,9 +79,10 @@ events are above a limit is refused (exit 2) before it starts, naming the key.
 		model.DefaultMaxEvents, model.DefaultMaxEvents/model.EventsPerSecond/86400)
 }
 
-// limitErr makes a refusal above a resource limit invalid input (exit 2).
+// limitErr makes a refusal above a resource limit, and an error of a run
+// that comes from its scenario, invalid input (exit 2).
 func limitErr(err error) error {
-	if errors.Is(err, model.ErrLimit) {
+	if errors.Is(err, model.ErrLimit) || errors.Is(err, lbsim.ErrInvalid) {
 		return &cmdError{exitUsage, err}
 	}
 	return err

@@ -131,7 +131,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lbsim %s: interrupted; no result\n", name)
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "lbsim %s: %v\n", name, err)
+	// One line whatever the error holds (a path with a newline, ...).
+	fmt.Fprintf(stderr, "lbsim %s: %s\n", name, commentLine(strings.ReplaceAll(err.Error(), "\n", `\n`)))
 	var ce *cmdError
 	if errors.As(err, &ce) {
 		return ce.code

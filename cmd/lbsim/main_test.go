@@ -200,6 +200,7 @@ func TestBadInput(t *testing.T) {
 	endless := endlessPipe(t, "1.5\n")
 	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
+	thinCompat := writeFile(t, "thin.txt", "0 0\n1 1\n") // types 0 and 1 have one server each
 	okSweep := writeFile(t, "ok.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": [0.5, 0.6]}]}`)
 	dupKey := writeFile(t, "dup.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "servers": 20}`)
@@ -306,6 +307,14 @@ func TestBadInput(t *testing.T) {
 		{[]string{"slurm", okSweep, "--out", dir, "--partition", "short\ntouch x"}, `partition = "short\ntouch x": must not contain control characters`, ""},
 		{[]string{"slurm", okSweep, "--out", dir, "--partition", "a;b"}, `partition = "a;b": must be a Slurm partition name`, ""},
 		{[]string{"k8s", okSweep, "--image", "x", "--lbsim", "lbsim\n---\nkind: Pod"}, `lbsim = "lbsim\n---\nkind: Pod": must not contain control characters`, ""},
+		// Errors that a run finds in its scenario are invalid input too; paths are quoted, messages one line.
+		{[]string{"run", "--servers", "2", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", thinCompat, "--types", "2"},
+			"compat graph: type 0 has 1 compatible servers, fewer than 2", ""},
+		{with("--service", "empirical:file="+filepath.Join(dir, "no\nsuch")), `open "` + dir + `/no\nsuch": no such file`, ""},
+		{[]string{"run", "--servers", "2", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", filepath.Join(dir, "a\nb")},
+			`graph = "` + dir + `/a\nb": no such file or directory`, ""},
+		{[]string{"sweep", filepath.Join(dir, "a\nb.json"), "--out", dir}, `sweep file: "` + dir + `/a\nb.json": open: no such file`, ""},
+		{[]string{"merge", filepath.Join(dir, "a\nb"), "--out", filepath.Join(dir, "m.csv")}, `"` + dir + `/a\nb": not a sweep output directory`, ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},

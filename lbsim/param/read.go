@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -70,6 +71,10 @@ func formatSize(b int64) string {
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the path quoted: it may hold any byte
+			return nil, fmt.Errorf("%q: %s: %w", path, pe.Op, pe.Err)
+		}
 		return nil, err
 	}
 	defer f.Close()

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -62,6 +63,9 @@ var laws = map[string]lawSpec{
 	"empirical": {params: []string{"file", "mean"}, required: []string{"file"}, build: func(p map[string]float64, file string) (Distribution, error) {
 		f, err := os.Open(file)
 		if err != nil {
+			if pe, ok := err.(*fs.PathError); ok { // quote the path: it may hold any byte
+				err = fmt.Errorf("%s %q: %w", pe.Op, file, pe.Err)
+			}
 			return nil, fmt.Errorf("service: empirical: %v", err)
 		}
 		defer f.Close()

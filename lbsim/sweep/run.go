@@ -446,11 +446,11 @@ func prepareDir(dir string, sw *Spec) error {
 func ReadSweepDir(dir string) (*Spec, error) {
 	data, err := param.ReadFile(filepath.Join(dir, SpecFile), param.MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a sweep output directory (%w)", dir, err)
+		return nil, fmt.Errorf("%q: not a sweep output directory (%w)", dir, err)
 	}
 	sw, err := ParseSpec(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SpecFile), err)
+		return nil, fmt.Errorf("%q: %w", filepath.Join(dir, SpecFile), err)
 	}
 	return sw, nil
 }
@@ -507,7 +507,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %q: %w", path, err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // make the rename durable; not all file systems support it

@@ -104,12 +104,12 @@ func ReadSpec(path string) (*Spec, error) {
 	}
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
 		if data, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, fmt.Errorf("%s: malformed YAML: %w", path, err)
+			return nil, fmt.Errorf("%q: malformed YAML: %w", path, err)
 		}
 	}
 	sw, err := ParseSpec(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%q: %w", path, err)
 	}
 	return sw, nil
 }
