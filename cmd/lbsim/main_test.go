@@ -698,3 +698,33 @@ func endlessPipe(t *testing.T, line string) string {
 	})
 	return path
 }
+
+// Every model subcommand, including those of models added later, refuses the
+// hostile inputs that do not depend on its keys: a file or pipe that never
+// ends, a key given twice, an unknown flag, a bad resource limit. Rows that
+// need a model's own keys go into TestBadInput.
+func TestEveryModelHostile(t *testing.T) {
+	dup := writeFile(t, "dup.json", `{"seed": 1, "seed": 2}`)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"/dev/zero"}, `scenario file "/dev/zero": larger than 64 MiB`},
+		{[]string{dup}, `seed: duplicate key "seed"`},
+		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--max-memory", "0"}, `max_memory = "0": must be a size > 0`},
+	}
+	names := []string{"run", "exact", "meanfield"}
+	for _, c := range modelCommands() {
+		names = append(names, c.name)
+	}
+	for _, name := range names {
+		for _, c := range cases {
+			code, stdout, stderr := cli(t, context.Background(), append([]string{name}, c.args...)...)
+			if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("lbsim %s %v: exit %d, stdout %.80q, stderr %q; want 2 and one line with %q", name, c.args, code,
+					stdout, stderr, c.want)
+			}
+		}
+	}
+}

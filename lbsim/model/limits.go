@@ -234,15 +234,28 @@ func CheckEvents(key string, events float64) error {
 		formatDuration(events/EventsPerSecond), EventsPerSecond, limit, source, EnvMaxEvents)}
 }
 
-// CheckResources refuses a point of m whose declared memory (Model.Memory)
-// or expected events (Model.Cost) are above the limits. v holds completed
-// values.
+// BytesPerReplication is what CheckResources counts for each replication of
+// any model, on top of Model.Memory: the figures an Outcome keeps per
+// replication (PerReplication) and their JSON in a point file.
+const BytesPerReplication = 512
+
+// CheckResources refuses a point of m whose memory (Model.Memory, plus
+// BytesPerReplication per replication) or expected events (Model.Cost) are
+// above the limits. v holds completed values.
 func (m *Model) CheckResources(v *param.Values) error {
+	bytes, key := 0.0, ""
 	if m.Memory != nil {
-		bytes, key := m.Memory(v)
-		if err := CheckMemory(keyValue(v, key), bytes); err != nil {
-			return err
+		bytes, key = m.Memory(v)
+	}
+	if r, ok := v.Get(KeyReplications).(int); ok {
+		perRep := BytesPerReplication * float64(r)
+		if perRep > bytes {
+			key = KeyReplications
 		}
+		bytes += perRep
+	}
+	if err := CheckMemory(keyValue(v, key), bytes); err != nil {
+		return err
 	}
 	if m.Cost != nil {
 		key := KeyHorizon

@@ -100,4 +100,10 @@ func TestCheckResources(t *testing.T) {
 	if err := m.CheckResources(v); err != nil {
 		t.Errorf("within the limits: %v", err)
 	}
+	// Any model keeps figures per replication: counted without Memory.
+	m.Memory = nil
+	_ = v.Set(KeyReplications, 10000)
+	if err := m.CheckResources(v); err == nil || !strings.HasPrefix(err.Error(), "replications = 10000: needs about 5.12 MB") {
+		t.Errorf("replications: %v", err)
+	}
 }
