@@ -178,9 +178,18 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 		return err
 	}
 
+	// A policy that does not fit the system (its Prepare refuses it, as the
+	// solver's would) is invalid input, as for lbsim run.
+	system := lbsim.System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights}
+	if pr, ok := sc.Policy.(lbsim.Preparer); ok {
+		if _, err := pr.Prepare(system); err != nil {
+			return usageErr("policy %q: %v", router.Name(), err)
+		}
+	}
+
 	start := time.Now()
 	sol, err := exact.Solve(ctx, exact.Problem{
-		System:    lbsim.System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights},
+		System:    system,
 		Lambda:    sc.Lambda,
 		Policy:    router,
 		Cap:       cfg.Cap,

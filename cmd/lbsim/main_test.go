@@ -310,6 +310,8 @@ func TestBadInput(t *testing.T) {
 		// Errors that a run finds in its scenario are invalid input too; paths are quoted, messages one line.
 		{[]string{"run", "--servers", "2", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", thinCompat, "--types", "2"},
 			"compat graph: type 0 has 1 compatible servers, fewer than 2", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", thinCompat, "--types", "2"},
+			"compat graph: type 0 has 1 compatible servers, fewer than 2", ""},
 		{with("--service", "empirical:file="+filepath.Join(dir, "no\nsuch")), `open "` + dir + `/no\nsuch": no such file`, ""},
 		{[]string{"run", "--servers", "2", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", filepath.Join(dir, "a\nb")},
 			`graph = "` + dir + `/a\nb": no such file or directory`, ""},
