@@ -90,7 +90,7 @@ func k8sName(s string) string {
 	return s
 }
 
-func k8sCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+func k8sCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := k8sConfig{pvc: "lbsim-data", mount: "/data", cpu: 1, memory: "1Gi", lbsim: "lbsim", retries: 3}
 	pos, err := k8sFlags(&c).parse(args)
 	if err != nil {
@@ -214,8 +214,8 @@ func k8sCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writ
 		"#   %s merge %s --out FILE.csv\n", commentLine(strings.Join(quoteAll(os.Args), " ")),
 		commentLine(base), sw.NumPoints(), sw.Replications, shards, shellQuote(c.lbsim), shellQuote(outDir)) + strings.Join(docs, "---\n")
 	if c.write != "" {
-		if err := os.WriteFile(c.write, []byte(manifest), 0o644); err != nil {
-			return failure(err)
+		if err := writeOutput(ctx, "write", c.write, []byte(manifest), 0o644); err != nil {
+			return err
 		}
 		return nil
 	}

@@ -280,8 +280,8 @@ func slurmCommand(ctx context.Context, args []string, _ io.Reader, stdout, stder
 
 	script := b.Bytes()
 	if c.write != "" {
-		if err := os.WriteFile(c.write, script, 0o755); err != nil {
-			return failure(err)
+		if err := writeOutput(ctx, "write", c.write, script, 0o755); err != nil {
+			return err
 		}
 	}
 	if c.submit {

@@ -120,5 +120,21 @@ func (o *outputs) commit(ctx context.Context, stdout io.Writer, data []byte) err
 	return writeResult(ctx, stdout, data)
 }
 
+// writeOutput writes data to path as one staged output with mode perm.
+func writeOutput(ctx context.Context, key, path string, data []byte, perm os.FileMode) error {
+	var o outputs
+	defer o.discard()
+	err := o.stage(key, path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	if err == nil && perm != 0o644 {
+		if err = os.Chmod(o.files[0].tmp, perm); err != nil {
+			err = failure(fmt.Errorf("%s = %q: %w", key, path, pathErr(err)))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return o.commit(ctx, io.Discard, nil)
+}
+
 // errNoTrajectory is the failure of an output that the run did not record.
 var errNoTrajectory = errors.New("the run recorded none")
