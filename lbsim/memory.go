@@ -40,10 +40,7 @@ func resolveEngine(sc Scenario) Engine {
 // dispatchMemory is Dispatch.Memory: the estimate of a run of completed
 // values on all cores.
 func dispatchMemory(v *param.Values) (float64, string) {
-	sc, err := ScenarioFromValues(v)
-	if err == nil {
-		sc, err = sc.resolve()
-	}
+	sc, err := ScenarioFromValues(v) // completed and checked already: no resolve
 	if err != nil {
 		return 0, "" // Validate reports it
 	}
