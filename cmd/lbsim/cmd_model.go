@@ -81,6 +81,9 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if err := m.Keys.Complete(v); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := m.CheckResources(v); err != nil { // before Validate, which may allocate
+		return usageErr("%v", err)
+	}
 	if m.Validate != nil {
 		if err := m.Validate(v); err != nil {
 			return usageErr("%v", err)
@@ -89,9 +92,7 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if cfg.Workers < 0 {
 		return usageErr("workers = %d: must be >= 0 (0: all cores)", cfg.Workers)
 	}
-	if err := m.CheckResources(v); err != nil {
-		return usageErr("%v", err)
-	}
+
 	var progress func(float64)
 	var prog *progressPrinter
 	if cfg.Progress {

@@ -44,7 +44,9 @@ type Model struct {
 	Cost func(v *param.Values) float64
 	// Memory, if not nil, estimates the peak memory of a point in bytes and
 	// names the key that drives it (such as "servers"), so that a point above
-	// the memory limit is refused before it allocates (CheckResources).
+	// the memory limit is refused before it allocates (CheckResources). It
+	// gets completed values whose keys passed their checks, before Validate
+	// (which may itself allocate from them), and must not allocate from them.
 	Memory func(v *param.Values) (bytes float64, key string)
 }
 
@@ -184,13 +186,13 @@ func (m *Model) Point(v *param.Values, seed uint64, replications int) (*param.Va
 	if err := m.Keys.Complete(v); err != nil {
 		return nil, err
 	}
+	if err := m.CheckResources(v); err != nil { // before Validate, which may allocate
+		return nil, err
+	}
 	if m.Validate != nil {
 		if err := m.Validate(v); err != nil {
 			return nil, err
 		}
-	}
-	if err := m.CheckResources(v); err != nil {
-		return nil, err
 	}
 	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -133,6 +134,13 @@ var Model = &model.Model{
 		return out, keyFirst(err)
 	},
 	Validate: func(v *param.Values) error { return keyFirst(validate(v)) },
+	Memory: func(v *param.Values) (float64, string) {
+		// The stability check's per-server vectors, then per replication
+		// running at once: queue heads, tails, counts, positions, busy lists
+		// and times (44 bytes per server, with headroom for the replicas).
+		concurrent := float64(min(runtime.GOMAXPROCS(0), max(1, v.Int(keyReplications))))
+		return float64(v.Int(keyServers)) * (16 + 64*concurrent), keyServers
+	},
 	Cost: func(v *param.Values) float64 {
 		if v.Bool(keyExact) {
 			return 1
