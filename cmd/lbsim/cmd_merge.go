@@ -63,7 +63,7 @@ mixed inputs (nothing is written).
 `)
 }
 
-func mergeCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+func mergeCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	var c mergeConfig
 	pos, err := mergeFlags(&c).parse(args)
 	if err != nil {
@@ -94,6 +94,9 @@ func mergeCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	if err != nil {
 		// Missing points, mixed versions, a directory that is not a sweep's.
 		return usageErr("%v", err)
+	}
+	if err := ctx.Err(); err != nil { // a signal while reading the points: write nothing
+		return err
 	}
 	if err := m.Write(c.out); err != nil {
 		return failure(err)
