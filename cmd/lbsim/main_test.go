@@ -302,6 +302,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sweep", caseSweep, "--list"}, `Seed: keys "seed" and "Seed" differ only in case`, ""},
 		{[]string{"run", "--servers", "11", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "split", "--split", "0.01"},
 			"split = 0.01: the clique of round(split*servers) = round(0.11) = 0 servers would be empty", ""},
+		{[]string{"run", "--servers", "1e6", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "geometric", "--radius", "0.7"},
+			"radius = 0.7: the geometric graph on 1000000 servers would have about 1e+12 directed entries", ""},
+		{[]string{"run", "--servers", "1e5", "--lambda", "0.5", "--policy", "nbrw-jsqd", "--topology", "er", "--p", "0.5"},
+			"p = 0.5: the er graph on 100000 servers would have about 5e+09 directed entries", ""},
 		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat", "random", "--types", "0"},
 			"types = 0: must be between 1", ""},
 		// Values that go into a Slurm script or a Kubernetes manifest (TestSlurmInjection, TestK8sInjection).

@@ -207,6 +207,35 @@ func (sp Spec) Check(who string) error {
 			return fmt.Errorf("clique = %d: the clique would have more than %d directed entries", sp.clique, maxEntries)
 		}
 	}
+	return sp.checkEntries()
+}
+
+// checkEntries refuses a random or lattice topology whose expected directed
+// entries (servers times the mean degree) are above maxEntries, before any
+// of it is generated: the stored graph would not fit, and generating it
+// would take minutes to hours.
+func (sp Spec) checkEntries() error {
+	n := float64(sp.servers)
+	var key string
+	var value, degree float64
+	switch sp.topology {
+	case "er":
+		key, value, degree = KeyDegree, sp.degree, sp.degree
+		if sp.p != 0 {
+			key, value, degree = KeyP, sp.p, sp.p*(n-1)
+		}
+	case "regular", "ring":
+		key, value, degree = KeyDegree, sp.degree, sp.degree
+	case "geometric":
+		// The disc of radius r on the unit torus covers min(1, pi r^2) of it.
+		key, value, degree = KeyRadius, sp.radius, math.Min(1, math.Pi*sp.radius*sp.radius)*(n-1)
+	default:
+		return nil
+	}
+	if e := n * degree; e > maxEntries {
+		return fmt.Errorf("%s = %v: the %s graph on %d servers would have about %.3g directed entries (mean degree %.3g), "+
+			"more than %d; lower %s or servers", key, value, sp.topology, sp.servers, e, degree, maxEntries, key)
+	}
 	return nil
 }
 
