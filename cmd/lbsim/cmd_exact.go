@@ -35,7 +35,7 @@ func exactFlags(c *exactConfig) *flags {
 	f.add("cap", "K", "largest queue length per server; a task sent to a full server is lost (>= 1; "+
 		"default 0: raise the cap until the truncation mass is below --tol)", intValue(&c.Cap))
 	f.add("tol", "X", fmt.Sprintf("convergence target for the residual, relative to the total event rate, and "+
-		"target truncation mass for an automatic cap (in (0, 0.1]; default %g)", exact.DefaultTol), value[*float64]{&c.Tol, func(s string) (*float64, error) {
+		"target truncation mass for an automatic cap (in [1e-14, 0.1]: smaller is below the rounding floor; default %g)", exact.DefaultTol), value[*float64]{&c.Tol, func(s string) (*float64, error) {
 		x, err := parseFloat(s)
 		return &x, err
 	}})
@@ -155,8 +155,9 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	switch {
 	case cfg.Cap < 0:
 		return usageErr("cap = %d: must be at least 1, or 0 to choose it automatically", cfg.Cap)
-	case cfg.Tol != nil && !(*cfg.Tol > 0 && *cfg.Tol <= 0.1):
-		return usageErr("tol = %v: must be in (0, 0.1] (leave it out for the default %g)", *cfg.Tol, exact.DefaultTol)
+	case cfg.Tol != nil && !(*cfg.Tol >= minExactTol && *cfg.Tol <= 0.1):
+		return usageErr("tol = %v: must be in [1e-14, 0.1] (smaller is below the rounding floor of the residual; "+
+			"leave it out for the default %g)", *cfg.Tol, exact.DefaultTol)
 	case cfg.MaxStates != 0 && (cfg.MaxStates < 2 || cfg.MaxStates > math.MaxInt32):
 		return usageErr("max_states = %d: must be in [2, 2^31-1], or 0 for the default %d", cfg.MaxStates, exact.DefaultMaxStates)
 	case cfg.Cap == 0 && sc.AllowUnstable:
@@ -245,6 +246,10 @@ func numRows(rows [][]float64) [][]any {
 	return out
 }
 
+// minExactTol is the smallest tol: the residual, relative to the total event
+// rate, stalls near 1e-16 times the size of the chain's rates in float64.
+const minExactTol = 1e-14
+
 // checkExactSize refuses, as invalid input, a chain larger than max_states
 // at an explicit cap and a solve whose memory (about 100 bytes per state and
 // 13 per transition, at most 2N+1 transitions per state: see package exact)
@@ -252,6 +257,10 @@ func numRows(rows [][]float64) [][]any {
 // may reach.
 func checkExactSize(servers int, cfg exactConfig) error {
 	states, key := float64(cfg.MaxStates), fmt.Sprintf("max_states = %d", cfg.MaxStates)
+	if least := math.Pow(2, float64(servers)); cfg.Cap == 0 && least > float64(cfg.MaxStates) {
+		return usageErr("servers = %d: even cap = 1 gives %.3g states (2^servers), more than max_states = %d; "+
+			"exact solutions are for a few servers", servers, least, cfg.MaxStates)
+	}
 	if cfg.Cap > 0 {
 		atCap := math.Pow(float64(cfg.Cap)+1, float64(servers))
 		if atCap > float64(cfg.MaxStates) {

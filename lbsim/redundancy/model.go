@@ -137,9 +137,15 @@ var Model = &model.Model{
 	Memory: func(v *param.Values) (float64, string) {
 		// The stability check's per-server vectors, then per replication
 		// running at once: queue heads, tails, counts, positions, busy lists
-		// and times (44 bytes per server, with headroom for the replicas).
+		// and times (44 bytes per server, with headroom), and the d replicas
+		// of about one task per server (4 bytes each).
 		concurrent := float64(min(runtime.GOMAXPROCS(0), max(1, v.Int(keyReplications))))
-		return float64(v.Int(keyServers)) * (16 + 64*concurrent), keyServers
+		n, d := float64(v.Int(keyServers)), float64(v.Int(keyD))
+		key := keyServers
+		if 4*d > 64 { // the replicas dominate
+			key = keyD
+		}
+		return n * (16 + (64+4*d)*concurrent), key
 	},
 	Cost: func(v *param.Values) float64 {
 		if v.Bool(keyExact) {
