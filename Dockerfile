@@ -40,5 +40,6 @@ ENV LBSIM_QUICK=1
 
 WORKDIR ${HOME}/lbsim/notebooks
 EXPOSE 8888
-# Binder overrides this command with its own.
+# Binder overrides this command with its own. 0.0.0.0 is inside the container (Binder and
+# `docker run -p` reach it there); Jupyter's random token, printed in the URL, protects it.
 CMD ["jupyter", "notebook", "--ip=0.0.0.0", "--port=8888", "--no-browser"]

@@ -9,7 +9,7 @@ package kernelhelpers
 // into artifacts/browser/work/ (inside the repository, so DataPath finds
 // data/ from $GONB_DIR), it:
 //
-//  1. opens the notebook from a Jupyter server on 127.0.0.1 (own token, free
+//  1. opens the notebook from a Jupyter server on 127.0.0.1 (own random token, free
 //     port, own kernel spec running this checkout's bin/gonb with this
 //     checkout in its go.work, as scripts/setup.sh registers it), runs all
 //     cells with Jupyter.notebook.execute_all_cells() and waits until every
@@ -41,6 +41,7 @@ package kernelhelpers
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -118,7 +119,7 @@ func TestBrowserNotebooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	token := fmt.Sprintf("lbsim%d", time.Now().UnixNano())
+	token := rand.Text() // 26 random base-32 characters (crypto/rand): no other local user can guess it
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	stopJupyter := startJupyter(t, env, work, port, token, filepath.Join(art, "jupyter.log"))
 	defer stopJupyter()

@@ -313,7 +313,7 @@ func (sp compatSpec) buildGraph() (*compat.Graph, error) {
 			return nil, fmt.Errorf("compat_graph = %q: %v", sp.file, err)
 		}
 		defer f.Close()
-		g, err := compat.ReadEdgeList(f, n, m)
+		g, err := compat.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), n, m)
 		if err != nil {
 			return nil, fmt.Errorf("compat_graph = %q: %v (servers = %d, types = %d)", sp.file, err, n, m)
 		}

@@ -67,7 +67,7 @@ func preparePolicy(sc *Scenario) (Policy, error) {
 	}
 	policy, err := p.Prepare(sc.system())
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
+		return nil, invalid(fmt.Errorf("policy %s: %w", sc.Policy.Name(), err))
 	}
 	return policy, nil
 }

@@ -1,8 +1,6 @@
 package lbsim
 
 import (
-	"context"
-	"runtime"
 	"testing"
 )
 
@@ -19,16 +17,8 @@ func TestMemoryPerServer(t *testing.T) {
 		p     Policy
 		limit float64
 	}{{JSQd(2), 12.5}, {JSQ(), 12.5}, {JSQd(40), 16.5}} {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		_, err := Run(context.Background(), Scenario{Servers: n, Lambda: 0.9, Policy: c.p, Engine: EngineServers,
-			Horizon: 0.5, Warmup: NoWarmup})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		perServer := float64(after.TotalAlloc-before.TotalAlloc) / n
+		perServer := allocated(t, Scenario{Servers: n, Lambda: 0.9, Policy: c.p, Engine: EngineServers,
+			Horizon: 0.5, Warmup: NoWarmup}) / n
 		if perServer > c.limit {
 			t.Errorf("%s: %.2f bytes allocated per server, want <= %.1f", c.p.Name(), perServer, c.limit)
 		}

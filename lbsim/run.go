@@ -20,17 +20,9 @@ import (
 func Run(ctx context.Context, sc Scenario) (*Result, error) {
 	sc, err := sc.resolve()
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
-	engine := sc.Engine
-	if engine == EngineAuto {
-		engine = EngineServers
-		if needsGeneral(sc) != "" {
-			engine = EngineGeneral
-		} else if occupancyIneligible(sc) == "" {
-			engine = EngineOccupancy
-		}
-	}
+	engine := resolveEngine(sc)
 	simulate := runServers
 	switch engine {
 	case EngineOccupancy:
@@ -44,6 +36,9 @@ func Run(ctx context.Context, sc Scenario) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, sc.Replications)
+	if err := checkResources(&sc, engine, workers); err != nil {
+		return nil, err
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -23,8 +23,9 @@ import (
 type exactConfig struct {
 	// Cap is the largest queue length per server (0: automatic).
 	Cap int `json:"cap,omitempty"`
-	// Tol is the convergence and truncation tolerance (0: exact.DefaultTol).
-	Tol float64 `json:"tol,omitempty"`
+	// Tol is the convergence and truncation tolerance (nil:
+	// exact.DefaultTol; a given 0 is invalid).
+	Tol *float64 `json:"tol,omitempty"`
 	// MaxStates bounds the state space (0: exact.DefaultMaxStates).
 	MaxStates int `json:"max_states,omitempty"`
 }
@@ -34,7 +35,10 @@ func exactFlags(c *exactConfig) *flags {
 	f.add("cap", "K", "largest queue length per server; a task sent to a full server is lost (>= 1; "+
 		"default 0: raise the cap until the truncation mass is below --tol)", intValue(&c.Cap))
 	f.add("tol", "X", fmt.Sprintf("convergence target for the residual, relative to the total event rate, and "+
-		"target truncation mass for an automatic cap (in (0, 0.1]; default %g)", exact.DefaultTol), floatValue(&c.Tol))
+		"target truncation mass for an automatic cap (in [1e-14, 0.1]: smaller is below the rounding floor; default %g)", exact.DefaultTol), value[*float64]{&c.Tol, func(s string) (*float64, error) {
+		x, err := parseFloat(s)
+		return &x, err
+	}})
 	f.add("max-states", "M", fmt.Sprintf("largest state space, policy states x (cap+1)^N (2 to 2^31-1; default %d)", exact.DefaultMaxStates),
 		intValue(&c.MaxStates))
 	return f
@@ -116,7 +120,7 @@ func exactScenario(v *param.Values, cfg exactConfig) (map[string]any, error) {
 			delete(m, k.Name)
 		}
 	}
-	m["cap"], m["tol"], m["max_states"] = cfg.Cap, cfg.Tol, cfg.MaxStates
+	m["cap"], m["tol"], m["max_states"] = cfg.Cap, *cfg.Tol, cfg.MaxStates
 	return m, nil
 }
 
@@ -151,8 +155,9 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	switch {
 	case cfg.Cap < 0:
 		return usageErr("cap = %d: must be at least 1, or 0 to choose it automatically", cfg.Cap)
-	case cfg.Tol != 0 && !(cfg.Tol > 0 && cfg.Tol <= 0.1):
-		return usageErr("tol = %v: must be in (0, 0.1], or 0 for the default %g", cfg.Tol, exact.DefaultTol)
+	case cfg.Tol != nil && !(*cfg.Tol >= minExactTol && *cfg.Tol <= 0.1):
+		return usageErr("tol = %v: must be in [1e-14, 0.1] (smaller is below the rounding floor of the residual; "+
+			"leave it out for the default %g)", *cfg.Tol, exact.DefaultTol)
 	case cfg.MaxStates != 0 && (cfg.MaxStates < 2 || cfg.MaxStates > math.MaxInt32):
 		return usageErr("max_states = %d: must be in [2, 2^31-1], or 0 for the default %d", cfg.MaxStates, exact.DefaultMaxStates)
 	case cfg.Cap == 0 && sc.AllowUnstable:
@@ -163,20 +168,33 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 				"give --cap K to solve the overloaded chain truncated at K", sc.Lambda)
 		}
 	}
-	if cfg.Tol == 0 {
-		cfg.Tol = exact.DefaultTol
+	if cfg.Tol == nil {
+		tol := exact.DefaultTol
+		cfg.Tol = &tol
 	}
 	if cfg.MaxStates == 0 {
 		cfg.MaxStates = exact.DefaultMaxStates
 	}
+	if err := checkExactSize(sc.Servers, cfg); err != nil {
+		return err
+	}
+
+	// A policy that does not fit the system (its Prepare refuses it, as the
+	// solver's would) is invalid input, as for lbsim run.
+	system := lbsim.System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights}
+	if pr, ok := sc.Policy.(lbsim.Preparer); ok {
+		if _, err := pr.Prepare(system); err != nil {
+			return usageErr("policy %q: %v", router.Name(), err)
+		}
+	}
 
 	start := time.Now()
 	sol, err := exact.Solve(ctx, exact.Problem{
-		System:    lbsim.System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights},
+		System:    system,
 		Lambda:    sc.Lambda,
 		Policy:    router,
 		Cap:       cfg.Cap,
-		Tol:       cfg.Tol,
+		Tol:       *cfg.Tol,
 		MaxStates: cfg.MaxStates,
 	})
 	if err != nil {
@@ -217,7 +235,7 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	if err != nil {
 		return err
 	}
-	return writeResult(stdout, data)
+	return writeResult(ctx, stdout, data)
 }
 
 func numRows(rows [][]float64) [][]any {
@@ -226,4 +244,30 @@ func numRows(rows [][]float64) [][]any {
 		out[i] = model.JSONNumbers(r)
 	}
 	return out
+}
+
+// minExactTol is the smallest tol: the residual, relative to the total event
+// rate, stalls near 1e-16 times the size of the chain's rates in float64.
+const minExactTol = 1e-14
+
+// checkExactSize refuses, as invalid input, a chain larger than max_states
+// at an explicit cap and a solve whose memory (about 100 bytes per state and
+// 13 per transition, at most 2N+1 transitions per state: see package exact)
+// is above the memory limit: max_states bounds the states an automatic cap
+// may reach.
+func checkExactSize(servers int, cfg exactConfig) error {
+	states, key := float64(cfg.MaxStates), fmt.Sprintf("max_states = %d", cfg.MaxStates)
+	if least := math.Pow(2, float64(servers)); cfg.Cap == 0 && least > float64(cfg.MaxStates) {
+		return usageErr("servers = %d: even cap = 1 gives %.3g states (2^servers), more than max_states = %d; "+
+			"exact solutions are for a few servers", servers, least, cfg.MaxStates)
+	}
+	if cfg.Cap > 0 {
+		atCap := math.Pow(float64(cfg.Cap)+1, float64(servers))
+		if atCap > float64(cfg.MaxStates) {
+			return usageErr("cap = %d: the chain has at least %.3g states ((cap+1)^servers, servers = %d), more than "+
+				"max_states = %d; lower cap or raise max_states (at most 2^31-1)", cfg.Cap, atCap, servers, cfg.MaxStates)
+		}
+		states, key = atCap, fmt.Sprintf("cap = %d (servers = %d)", cfg.Cap, servers)
+	}
+	return model.CheckMemory(key, states*(100+13*float64(2*servers+1)))
 }

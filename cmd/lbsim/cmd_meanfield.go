@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/lbsim/notebooks/lbsim/meanfield"
@@ -170,8 +168,8 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		return usageErr("levels = %d: --refined takes at most %d levels", levels, meanfield.MaxRefinedLevels)
 	}
 	if cfg.Trajectory != "" {
-		if st, err := os.Stat(filepath.Dir(cfg.Trajectory)); err != nil || !st.IsDir() {
-			return failure(fmt.Errorf("trajectory = %q: its directory does not exist", cfg.Trajectory))
+		if err := checkOutputPath("trajectory", cfg.Trajectory); err != nil {
+			return err
 		}
 	}
 
@@ -225,6 +223,9 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	}
 
 	n := int(math.Floor(until/grid+1e-9)) + 1
+	if err := checkMeanfieldMemory(v, K, n); err != nil {
+		return err
+	}
 	times := make([]float64, n, n+1)
 	for j := range times {
 		times[j] = float64(j) * grid
@@ -233,6 +234,9 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		times = append(times, until)
 	}
 	path, err := meanfield.Trajectory(ctx, drift, init, times, K, meanfield.Options{})
+	if errors.Is(err, meanfield.ErrStepLimit) {
+		return usageErr("until = %v: %v; integrate to a shorter time (the fixed point is computed separately)", until, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -288,12 +292,15 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
+	var files outputs
+	defer files.discard()
 	if cfg.Trajectory != "" {
-		if err := writeMeanfieldCSV(cfg.Trajectory, path); err != nil {
-			return failure(err)
+		err := files.stage("trajectory", cfg.Trajectory, func(w io.Writer) error { return writeMeanfieldCSV(w, path) })
+		if err != nil {
+			return err
 		}
 	}
-	return writeResult(stdout, data)
+	return files.commit(ctx, stdout, data)
 }
 
 // refinedOutput is the "refined" object of lbsim meanfield --refined: the
@@ -322,13 +329,9 @@ func refinedOutput(r *meanfield.Refined, n int) map[string]any {
 	return o
 }
 
-// writeMeanfieldCSV writes time,q1..qK rows, removing the file on failure.
-func writeMeanfieldCSV(name string, p *meanfield.Path) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("trajectory: %w", err)
-	}
-	w := csv.NewWriter(f)
+// writeMeanfieldCSV writes time,q1..qK rows.
+func writeMeanfieldCSV(out io.Writer, p *meanfield.Path) error {
+	w := csv.NewWriter(out)
 	row := make([]string, p.Levels+1)
 	row[0] = "time"
 	for i := 1; i <= p.Levels; i++ {
@@ -346,10 +349,26 @@ func writeMeanfieldCSV(name string, p *meanfield.Path) error {
 		werr = w.Write(row)
 	}
 	w.Flush()
-	err = errors.Join(werr, w.Error(), f.Close())
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("trajectory: writing %s: %w", name, err)
+	return errors.Join(werr, w.Error())
+}
+
+// checkMeanfieldMemory refuses, naming the key, a truncation whose memory is
+// above the limit: the fixed point's Newton steps hold a dense K x K Jacobian
+// and its factorisation (16 K^2 bytes), the path K numbers per reported time
+// (8 bytes each, and about 24 more in the JSON printed).
+func checkMeanfieldMemory(v *param.Values, levels, times int) error {
+	k := float64(levels)
+	key := fmt.Sprintf("levels = %d", levels)
+	switch {
+	case v.Has("levels"):
+	case len(v.Floats("init"))+3 >= levels:
+		key = fmt.Sprintf("init (%d levels)", len(v.Floats("init")))
+	default:
+		key = fmt.Sprintf("tol = %g (%d levels)", v.Float("tol"), levels)
 	}
-	return nil
+	path := 32 * k * float64(times)
+	if path > 16*k*k {
+		key = fmt.Sprintf("grid = %g (%d times, %d levels)", v.Float("grid"), times, levels)
+	}
+	return model.CheckMemory(key, 16*k*k+path)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/sweep"
 )
@@ -62,7 +63,7 @@ mixed inputs (nothing is written).
 `)
 }
 
-func mergeCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+func mergeCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	var c mergeConfig
 	pos, err := mergeFlags(&c).parse(args)
 	if err != nil {
@@ -78,8 +79,14 @@ func mergeCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	if c.out == "" {
 		return usageErr("out: missing; give --out FILE.csv")
 	}
-	if st, err := os.Stat(filepath.Dir(c.out)); err != nil || !st.IsDir() {
-		return failure(fmt.Errorf("out = %q: its directory does not exist", c.out))
+	for _, path := range []string{c.out, sweep.ProvenancePath(c.out)} {
+		if err := checkOutputPath("out", path); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(pos[0], sweep.SpecFile)); err == nil && within(pos[0], path) {
+			return usageErr("out = %q: %q is inside the sweep directory %q, whose files merge must not replace; "+
+				"write the CSV elsewhere", c.out, path, pos[0])
+		}
 	}
 	m, err := sweep.Merge(pos[0], sweep.MergeOptions{
 		Summary: c.summary, AllowIncomplete: c.allowIncomplete, AllowMixed: c.allowMixed, Command: os.Args,
@@ -87,6 +94,9 @@ func mergeCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	if err != nil {
 		// Missing points, mixed versions, a directory that is not a sweep's.
 		return usageErr("%v", err)
+	}
+	if err := ctx.Err(); err != nil { // a signal while reading the points: write nothing
+		return err
 	}
 	if err := m.Write(c.out); err != nil {
 		return failure(err)
@@ -102,4 +112,21 @@ func mergeCommand(_ context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 		return failure(err)
 	}
 	return nil
+}
+
+// within reports whether path is dir or inside it, after resolving symbolic
+// links of both (path need not exist; its directory must).
+func within(dir, path string) bool {
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false // merge reports the missing directory
+	}
+	pd, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	d, _ = filepath.Abs(d)
+	p, _ := filepath.Abs(filepath.Join(pd, filepath.Base(path)))
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -81,6 +81,9 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if err := m.Keys.Complete(v); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := m.CheckResources(v); err != nil { // before Validate, which may allocate
+		return usageErr("%v", err)
+	}
 	if m.Validate != nil {
 		if err := m.Validate(v); err != nil {
 			return usageErr("%v", err)
@@ -89,6 +92,7 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if cfg.Workers < 0 {
 		return usageErr("workers = %d: must be >= 0 (0: all cores)", cfg.Workers)
 	}
+
 	var progress func(float64)
 	var prog *progressPrinter
 	if cfg.Progress {
@@ -118,7 +122,7 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if err != nil {
 		return err
 	}
-	return writeResult(stdout, data)
+	return writeResult(ctx, stdout, data)
 }
 
 // encodeResult is the JSON a command prints: indented by two spaces.
@@ -130,8 +134,13 @@ func encodeResult(v any) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// writeResult writes a command's result on stdout, the last thing it does.
-func writeResult(stdout io.Writer, data []byte) error {
+// writeResult writes a command's result on stdout, the last thing it does,
+// unless ctx was cancelled meanwhile (a signal during the encoding of a
+// large result): then it writes nothing and returns ctx's error (exit 130).
+func writeResult(ctx context.Context, stdout io.Writer, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if _, err := stdout.Write(data); err != nil {
 		return failure(err)
 	}

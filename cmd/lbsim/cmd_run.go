@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	kh "github.com/lbsim/notebooks/kernelhelpers"
@@ -91,14 +89,14 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return usageErr("trajectory = %q: needs a grid step; give --grid DT > 0 (or \"grid\" in the scenario file)", cfg.Trajectory)
 		}
 		// Fail before a long run, without creating the file.
-		if st, err := os.Stat(filepath.Dir(cfg.Trajectory)); err != nil || !st.IsDir() {
-			return failure(fmt.Errorf("trajectory = %q: its directory does not exist", cfg.Trajectory))
+		if err := checkOutputPath("trajectory", cfg.Trajectory); err != nil {
+			return err
 		}
 	}
 
 	if cfg.Plot != "" {
-		if st, err := os.Stat(filepath.Dir(cfg.Plot)); err != nil || !st.IsDir() {
-			return failure(fmt.Errorf("plot = %q: its directory does not exist", cfg.Plot))
+		if err := checkOutputPath("plot", cfg.Plot); err != nil {
+			return err
 		}
 		if _, err := kh.EchartsPath(); err != nil {
 			return failure(fmt.Errorf("plot = %q: %w", cfg.Plot, err))
@@ -121,22 +119,29 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
+	// The files are staged and renamed into place with the result: a failure
+	// of one leaves none.
+	var files outputs
+	defer files.discard()
 	if cfg.Trajectory != "" {
-		if err := writeTrajectoryFile(cfg.Trajectory, res.Trajectory); err != nil {
-			return failure(err)
+		if res.Trajectory == nil {
+			return failure(fmt.Errorf("trajectory = %q: %w", cfg.Trajectory, errNoTrajectory))
+		}
+		if err := files.stage("trajectory", cfg.Trajectory, res.Trajectory.WriteCSV); err != nil {
+			return err
 		}
 	}
 	if cfg.Plot != "" {
-		if err := writePlot(cfg.Plot, res); err != nil {
-			return failure(err)
+		if err := files.stage("plot", cfg.Plot, func(w io.Writer) error { return writePlot(w, res) }); err != nil {
+			return err
 		}
 	}
-	return writeResult(stdout, out)
+	return files.commit(ctx, stdout, out)
 }
 
 // writePlot writes the standalone page of --plot: P(queue >= i) on a log axis,
 // q_i(t) with its band when a trajectory was recorded, and the results table.
-func writePlot(path string, res *lbsim.Result) error {
+func writePlot(w io.Writer, res *lbsim.Result) error {
 	title := fmt.Sprintf("lbsim run: %s, N = %d, lambda = %g", res.Policy, res.Scenario.Servers, res.Scenario.Lambda)
 	items := []kh.Item{
 		kh.Stationary([]kh.Curve{{Name: res.Policy, Values: res.Occupancy}}, nil, kh.Title("P(queue >= i)")),
@@ -145,11 +150,7 @@ func writePlot(path string, res *lbsim.Result) error {
 		items = append(items, kh.Trajectory(res.Trajectory, kh.Title("q_i(t)")))
 	}
 	items = append(items, kh.ResultsTable([]*lbsim.Result{res}))
-	if err := kh.WriteHTML(path, title, items...); err != nil {
-		os.Remove(path)
-		return fmt.Errorf("plot = %q: %w", path, err)
-	}
-	return nil
+	return kh.WritePage(w, title, items...)
 }
 
 // printPolicies lists the registered policies, with the keys each uses.

@@ -122,7 +122,8 @@ func sweepCommand(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	if c.shards < 0 {
 		return usageErr("shards = %d: must be >= 1", c.shards)
 	}
-	opt := sweep.Options{Out: c.out, Resume: c.resume, Workers: c.workers, Command: os.Args}
+	opt := sweep.Options{Out: c.out, Resume: c.resume, Workers: c.workers, Command: os.Args,
+		Log: func(msg string) { fmt.Fprintf(stderr, "lbsim sweep: %s\n", msg) }}
 	source := "--shard"
 	switch {
 	case c.shard != "":

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"reflect"
 	"slices"
@@ -159,24 +160,21 @@ func loadFile(positional []string, stdin io.Reader, keys *param.Set, keep func(*
 	default:
 		return nil, usageErr("unexpected argument %q: give at most one scenario file", positional[1])
 	}
-	path := positional[0]
+	path := strconv.Quote(positional[0]) // quoted in messages: a path may hold any byte
 	var r io.Reader = stdin
-	if path == "-" {
+	if positional[0] == "-" {
 		path = "standard input"
 	} else {
-		file, err := os.Open(path)
+		file, err := os.Open(positional[0])
 		if err != nil {
-			return nil, usageErr("scenario file: %v", err)
+			return nil, usageErr("scenario file %s: %v", path, pathErr(err))
 		}
 		defer file.Close()
 		r = file
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxScenarioBytes+1))
+	data, err := param.ReadAll(r, maxScenarioBytes)
 	if err != nil {
-		return nil, usageErr("scenario file %s: %v", path, err)
-	}
-	if len(data) > maxScenarioBytes {
-		return nil, usageErr("scenario file %s: larger than %d MiB; a scenario file is a JSON object of keys", path, maxScenarioBytes>>20)
+		return nil, usageErr("scenario file %s: %v; a scenario file is a JSON object of keys", path, err)
 	}
 	var raw map[string]json.RawMessage
 	if err := param.DecodeStrict(data, &raw); err != nil {
@@ -276,4 +274,14 @@ func parseFloat(s string) (float64, error) {
 		return 0, err
 	}
 	return x.(float64), nil
+}
+
+// pathErr is err without the path of a *fs.PathError, for messages that
+// quote the path themselves.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }

@@ -118,18 +118,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are %s (see lbsim help)\n", name, commandNames())
 		return exitUsage
 	}
-	err := cmd.run(ctx, rest, stdin, stdout, stderr)
+	rest, err := resourceFlags(rest)
+	if err == nil {
+		err = limitErr(cmd.run(ctx, rest, stdin, stdout, stderr))
+	}
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errHelp):
 		cmd.help(stdout)
+		fmt.Fprintln(stdout, "\nEvery command also takes --max-memory SIZE and --max-events N (see lbsim help).")
 		return exitOK
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		fmt.Fprintf(stderr, "lbsim %s: interrupted; no result\n", name)
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "lbsim %s: %v\n", name, err)
+	// One line whatever the error holds (a path with a newline, ...).
+	fmt.Fprintf(stderr, "lbsim %s: %s\n", name, commentLine(strings.ReplaceAll(err.Error(), "\n", `\n`)))
 	var ce *cmdError
 	if errors.As(err, &ce) {
 		return ce.code
@@ -199,7 +204,9 @@ Commands:
 	}
 	fmt.Fprintf(w, `
 Run "lbsim help COMMAND" or "lbsim COMMAND -h" for a command's flags.
-
+`)
+	printResourceFlags(w)
+	fmt.Fprintf(w, `
 Exit status: 0 success, 1 runtime failure, 2 invalid input, 130 interrupted.
 `)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim"
@@ -197,6 +198,18 @@ func TestBadInput(t *testing.T) {
 	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
+	endless := endlessPipe(t, "1.5\n")
+	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
+	thinCompat := writeFile(t, "thin.txt", "0 0\n1 1\n") // types 0 and 1 have one server each
+	okSweep := writeFile(t, "ok.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": [0.5, 0.6]}]}`)
+	dupKey := writeFile(t, "dup.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "servers": 20}`)
+	caseKey := writeFile(t, "case.json", `{"servers": 10, "Servers": 20, "lambda": 0.5, "policy": "jsq"}`)
+	dupSweep := writeFile(t, "dupsweep.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq", "lambda": 0.5, "lambda": 0.6},
+		"axes": [{"horizon": [10]}]}`)
+	caseSweep := writeFile(t, "casesweep.json", `{"seed": 1, "Seed": 2, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
+		"axes": [{"lambda": [0.5]}]}`)
 	// with returns the arguments of a valid jsqd run, then extra.
 	with := func(extra ...string) []string {
 		return append([]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd"}, extra...)
@@ -284,6 +297,59 @@ func TestBadInput(t *testing.T) {
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "pareto"}, `flow_size = "pareto": must be one of geometric, fixed`, ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--service", "det:mean=2"}, `service = "det:mean=2": mean 2: must be 1`, ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--service", "gamma"}, `service = "gamma": unknown distribution`, ""},
+		// Resource limits: memory and work estimated before anything is allocated or run.
+		{with("--replications", "1e9"), "replications = 1000000000: needs about 1.02 TB of memory, above the limit", ""},
+		{with("--servers", "1e9", "--engine", "servers", "--max-memory", "8GB"), "servers = 1000000000: needs about", ""},
+		{with("--servers", "1e7", "--engine", "general", "--init-lengths", "20x10000000", "--workers", "1", "--max-memory", "1GB"),
+			"init_lengths (10000000 servers): needs about 7.52 GB of memory, above the limit of 1 GB (--max-memory)", ""},
+		{with("--horizon", "1e15"), "horizon = 1e+15 (servers = 10, replications = 1): expects about 1e+16 events, about 15.9 years", ""},
+		{with("--horizon", "1e6", "--max-events", "1e6"), "above the limit of 1e+06 events (--max-events)", ""},
+		{with("--max-memory", "lots"), `max_memory = "lots": must be a size > 0`, ""},
+		{with("--max-events", "-1"), `max_events = "-1": must be a number of events >= 0`, ""},
+		{with("--grid", "1e-6", "--horizon", "10", "--replications", "1000", "--max-memory", "8GB"), "grid = 1e-06 (horizon = 10, replications = 1000): needs about", ""},
+		{[]string{"meanfield", "--policy", "jsqd", "--lambda", "0.9", "--levels", "100000", "--until", "1", "--max-memory", "8GB"},
+			"levels = 100000: needs about 160 GB of memory", ""},
+		{[]string{"meanfield", "--policy", "jsqd", "--lambda", "0.9", "--until", "1e300"}, "until = 1e+300: meanfield: Integrate: MaxSteps", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.9", "--policy", "jsq", "--cap", "40000", "--max-states", "2147483647", "--max-memory", "8GB"},
+			"cap = 40000 (servers = 2): needs about 264 GB of memory", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.9", "--policy", "jsq", "--max-states", "2147483647", "--max-memory", "8GB"},
+			"max_states = 2147483647: needs about 354 GB of memory", ""},
+		{[]string{"exact", "--servers", "8", "--lambda", "0.9", "--policy", "jsq", "--cap", "14"}, "cap = 14: the chain has at least 2.56e+09 states", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "0"}, "tol = 0: must be in [1e-14, 0.1]", ""},
+		{[]string{"redundancy", "--servers", "1000", "--lambda", "0.5", "--horizon", "1e12"}, "horizon = 1e+12: expects about 2e+15 events", ""},
+		{[]string{"redundancy", "--servers", "1e9", "--lambda", "0.5", "--horizon", "0.001", "--max-memory", "8GB"}, "servers = 1000000000: needs about", ""},
+		{[]string{"redundancy", "--servers", "1e5", "--lambda", "0.5", "--d", "1e5", "--horizon", "0.01", "--max-memory", "8GB"}, "d = 100000: needs about", ""},
+		{[]string{"sweep", hugeSweep, "--list", "--max-memory", "8GB"}, "axes (10000000 points): needs about 20.5 GB", ""},
+		{[]string{"sweep", "/dev/zero", "--out", filepath.Join(dir, "sw")}, `sweep file: "/dev/zero": larger than 64 MiB`, ""},
+		{[]string{"run", "/dev/urandom"}, `scenario file "/dev/urandom": larger than 64 MiB`, ""},
+		{with("--service", "empirical:file="+endless), "empirical: reading: larger than 64 MiB", ""},
+		// Silent wrong answers refused: duplicate keys, case variants, an empty clique, zero types.
+		{[]string{"run", dupKey}, `servers: duplicate key "servers"`, ""},
+		{[]string{"run", caseKey}, `Servers: keys "servers" and "Servers" differ only in case`, ""},
+		{[]string{"sweep", dupSweep, "--list"}, `base.lambda: duplicate key "lambda"`, ""},
+		{[]string{"sweep", caseSweep, "--list"}, `Seed: keys "seed" and "Seed" differ only in case`, ""},
+		{[]string{"run", "--servers", "11", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "split", "--split", "0.01"},
+			"split = 0.01: the clique of round(split*servers) = round(0.11) = 0 servers would be empty", ""},
+		{[]string{"run", "--servers", "1e6", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "geometric", "--radius", "0.7"},
+			"radius = 0.7: the geometric graph on 1000000 servers would have about 1e+12 directed entries", ""},
+		{[]string{"run", "--servers", "1e5", "--lambda", "0.5", "--policy", "nbrw-jsqd", "--topology", "er", "--p", "0.5"},
+			"p = 0.5: the er graph on 100000 servers would have about 5e+09 directed entries", ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat", "random", "--types", "0"},
+			"types = 0: must be between 1", ""},
+		// Values that go into a Slurm script or a Kubernetes manifest (TestSlurmInjection, TestK8sInjection).
+		{[]string{"slurm", okSweep, "--out", dir, "--partition", "short\ntouch x"}, `partition = "short\ntouch x": must not contain control characters`, ""},
+		{[]string{"slurm", okSweep, "--out", dir, "--partition", "a;b"}, `partition = "a;b": must be a Slurm partition name`, ""},
+		{[]string{"k8s", okSweep, "--image", "x", "--lbsim", "lbsim\n---\nkind: Pod"}, `lbsim = "lbsim\n---\nkind: Pod": must not contain control characters`, ""},
+		// Errors that a run finds in its scenario are invalid input too; paths are quoted, messages one line.
+		{[]string{"run", "--servers", "2", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", thinCompat, "--types", "2"},
+			"compat graph: type 0 has 1 compatible servers, fewer than 2", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", thinCompat, "--types", "2"},
+			"compat graph: type 0 has 1 compatible servers, fewer than 2", ""},
+		{with("--service", "empirical:file="+filepath.Join(dir, "no\nsuch")), `open "` + dir + `/no\nsuch": no such file`, ""},
+		{[]string{"run", "--servers", "2", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", filepath.Join(dir, "a\nb")},
+			`graph = "` + dir + `/a\nb": no such file or directory`, ""},
+		{[]string{"sweep", filepath.Join(dir, "a\nb.json"), "--out", dir}, `sweep file: "` + dir + `/a\nb.json": open: no such file`, ""},
+		{[]string{"merge", filepath.Join(dir, "a\nb"), "--out", filepath.Join(dir, "m.csv")}, `"` + dir + `/a\nb": not a sweep output directory`, ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},
@@ -303,7 +369,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--cap", "k"}, "-cap", ""},
 		{[]string{"exact", "--servers", "2", "--policy", "jsq"}, "lambda: missing", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--cap", "-1"}, "cap = -1: must be at least 1", ""},
-		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "0.5"}, "tol = 0.5: must be in (0, 0.1]", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "0.5"}, "tol = 0.5: must be in [1e-14, 0.1]", ""},
+		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "1e-300"}, "tol = 1e-300: must be in [1e-14, 0.1]", ""},
+		{[]string{"exact", "--servers", "127", "--lambda", "0.5", "--policy", "jsq"}, "servers = 127: even cap = 1 gives 1.7e+38 states", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "NaN"}, "tol = NaN", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--max-states", "1"}, "max_states = 1", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "1.5", "--policy", "jsq", "--allow-unstable"}, "cap = 0 (automatic) needs lambda below", ""},
@@ -648,6 +716,71 @@ func TestExactScenarioRoundTrip(t *testing.T) {
 		for _, key := range []string{"horizon", "seed", "replications", "engine"} {
 			if _, ok := ex["scenario"].(map[string]any)[key]; ok {
 				t.Errorf("%v: printed scenario has the run-only key %s", args, key)
+			}
+		}
+	}
+}
+
+// endlessPipe returns a named pipe that a goroutine feeds with line for ever
+// (until its reader goes away or the test ends).
+func endlessPipe(t *testing.T, line string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "endless")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("no named pipes: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			chunk := []byte(strings.Repeat(line, 4096))
+			for {
+				if _, err := f.Write(chunk); err != nil {
+					break
+				}
+			}
+			f.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		// Unblock a writer waiting for a reader, then let it stop.
+		os.Remove(path)
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	return path
+}
+
+// Every model subcommand, including those of models added later, refuses the
+// hostile inputs that do not depend on its keys: a file or pipe that never
+// ends, a key given twice, an unknown flag, a bad resource limit. Rows that
+// need a model's own keys go into TestBadInput.
+func TestEveryModelHostile(t *testing.T) {
+	dup := writeFile(t, "dup.json", `{"seed": 1, "seed": 2}`)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"/dev/zero"}, `scenario file "/dev/zero": larger than 64 MiB`},
+		{[]string{dup}, `seed: duplicate key "seed"`},
+		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--max-memory", "0"}, `max_memory = "0": must be a size > 0`},
+	}
+	names := []string{"run", "exact", "meanfield"}
+	for _, c := range modelCommands() {
+		names = append(names, c.name)
+	}
+	for _, name := range names {
+		for _, c := range cases {
+			code, stdout, stderr := cli(t, context.Background(), append([]string{name}, c.args...)...)
+			if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("lbsim %s %v: exit %d, stdout %.80q, stderr %q; want 2 and one line with %q", name, c.args, code,
+					stdout, stderr, c.want)
 			}
 		}
 	}

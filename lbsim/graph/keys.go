@@ -192,6 +192,10 @@ func (sp Spec) Check(who string) error {
 			return fmt.Errorf("split = %v: topology split needs a clique fraction in (0, 1]", sp.split)
 		}
 		m := math.Round(sp.split * float64(n))
+		if m < 1 {
+			return fmt.Errorf("split = %v: the clique of round(split*servers) = round(%.4g) = 0 servers would be empty "+
+				"(no edges: random routing); give split >= 1/servers = %.4g", sp.split, sp.split*float64(n), 1/float64(n))
+		}
 		if e := m*float64(n-1) + (float64(n)-m)*m; e > maxEntries {
 			return fmt.Errorf("split = %v: the graph would have %.4g directed entries, more than %d; lower split or servers", sp.split, e, maxEntries)
 		}
@@ -202,6 +206,35 @@ func (sp Spec) Check(who string) error {
 		case float64(sp.clique)*float64(sp.clique) > maxEntries:
 			return fmt.Errorf("clique = %d: the clique would have more than %d directed entries", sp.clique, maxEntries)
 		}
+	}
+	return sp.checkEntries()
+}
+
+// checkEntries refuses a random or lattice topology whose expected directed
+// entries (servers times the mean degree) are above maxEntries, before any
+// of it is generated: the stored graph would not fit, and generating it
+// would take minutes to hours.
+func (sp Spec) checkEntries() error {
+	n := float64(sp.servers)
+	var key string
+	var value, degree float64
+	switch sp.topology {
+	case "er":
+		key, value, degree = KeyDegree, sp.degree, sp.degree
+		if sp.p != 0 {
+			key, value, degree = KeyP, sp.p, sp.p*(n-1)
+		}
+	case "regular", "ring":
+		key, value, degree = KeyDegree, sp.degree, sp.degree
+	case "geometric":
+		// The disc of radius r on the unit torus covers min(1, pi r^2) of it.
+		key, value, degree = KeyRadius, sp.radius, math.Min(1, math.Pi*sp.radius*sp.radius)*(n-1)
+	default:
+		return nil
+	}
+	if e := n * degree; e > maxEntries {
+		return fmt.Errorf("%s = %v: the %s graph on %d servers would have about %.3g directed entries (mean degree %.3g), "+
+			"more than %d; lower %s or servers", key, value, sp.topology, sp.servers, e, degree, maxEntries, key)
 	}
 	return nil
 }
@@ -238,7 +271,7 @@ func (sp Spec) Build() (*Graph, error) {
 			return nil, fmt.Errorf("graph = %q: %v", sp.file, err)
 		}
 		defer f.Close()
-		g, err := ReadEdgeList(f, n)
+		g, err := ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), n)
 		if err != nil {
 			return nil, fmt.Errorf("graph = %q: %v (ids must be below servers = %d)", sp.file, err, n)
 		}

@@ -13,4 +13,30 @@
 // Values are formatted once, by Float, Int and Text, in the shortest form
 // that reads back exactly, so merged CSVs are the same bytes wherever the
 // points ran.
+//
+// # Resource limits and bounded reads
+//
+// A point is refused before it allocates or runs when its estimated memory
+// or expected events are above the limits (CheckResources, CheckMemory,
+// CheckEvents; set by SetMemoryLimit and SetEventLimit, the command line's
+// --max-memory and --max-events, or the variables LBSIM_MAX_MEMORY and
+// LBSIM_MAX_EVENTS; by default half the machine's memory and 1e13 events).
+// The refusal is a *LimitError naming the key that drives the estimate, the
+// estimate and how to raise the limit; the command line reports it as
+// invalid input (exit 2). A new model joins in three steps:
+//
+//   - declare Memory: its peak bytes for completed values and the key that
+//     drives them (CheckResources adds BytesPerReplication per replication
+//     for the figures every model keeps);
+//   - declare Cost: its expected events (the event limit, progress and
+//     scheduling use it);
+//   - read every file or pipe a key names through param.ReadFile,
+//     param.ReadAll or param.LimitReader (param.MaxFileBytes for JSON and
+//     samples, param.MaxDataFileBytes for edge lists), never an unbounded
+//     io.ReadAll; allocations from a user's value that Memory does not cover
+//     call CheckMemory themselves.
+//
+// Its subcommand (lbsim MODEL) and sweeps (Model.Point, for every point
+// before the first runs) then check it, and cmd/lbsim's TestEveryModelHostile
+// covers its subcommand with no row to add.
 package model

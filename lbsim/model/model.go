@@ -39,9 +39,15 @@ type Model struct {
 	// Validate, if not nil, checks completed values beyond the checks of
 	// each key (what depends on several keys), without running anything.
 	Validate func(v *param.Values) error
-	// Cost estimates the work of a point in arbitrary units (events), for
-	// progress and scheduling; nil means 1.
+	// Cost estimates the work of a point in expected events, for progress
+	// and scheduling and for the event limit (CheckResources); nil means 1.
 	Cost func(v *param.Values) float64
+	// Memory, if not nil, estimates the peak memory of a point in bytes and
+	// names the key that drives it (such as "servers"), so that a point above
+	// the memory limit is refused before it allocates (CheckResources). It
+	// gets completed values whose keys passed their checks, before Validate
+	// (which may itself allocate from them), and must not allocate from them.
+	Memory func(v *param.Values) (bytes float64, key string)
 }
 
 // Outcome is what one point produced.
@@ -178,6 +184,9 @@ func (m *Model) Point(v *param.Values, seed uint64, replications int) (*param.Va
 		return nil, err
 	}
 	if err := m.Keys.Complete(v); err != nil {
+		return nil, err
+	}
+	if err := m.CheckResources(v); err != nil { // before Validate, which may allocate
 		return nil, err
 	}
 	if m.Validate != nil {

@@ -65,7 +65,7 @@ func FromValues(v *param.Values, servers, d int) (*Dist, error) {
 			return nil, fmt.Errorf("%s = %q: %v", KeyPairs, s, ferr)
 		}
 		defer f.Close()
-		dist, err = ReadEdgeList(f, servers)
+		dist, err = ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), servers)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s = %q: %v", KeyPairs, s, err)

@@ -2,6 +2,7 @@ package param
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -33,6 +34,9 @@ func (c DesignOrFile) Check(who, design, file string, params [][2]string) error 
 		}
 		st, err := os.Stat(file)
 		if err != nil {
+			if pe, ok := err.(*fs.PathError); ok { // the path is quoted already
+				err = pe.Err
+			}
 			return fmt.Errorf("%s = %q: %v", c.FileKey, file, err)
 		}
 		if !st.Mode().IsRegular() {

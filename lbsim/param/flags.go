@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,25 +68,17 @@ func ParseFlag(kind Kind, s string) (any, error) {
 	case String:
 		return s, nil
 	case Ints:
-		l, err := parseList(s, Int)
+		l, err := parseList[int](s, Int)
 		if l == nil || err != nil {
 			return nil, err
 		}
-		out := make([]int, len(l))
-		for i, x := range l {
-			out[i] = x.(int)
-		}
-		return out, nil
+		return l, nil
 	case Floats:
-		l, err := parseList(s, Float)
+		l, err := parseList[float64](s, Float)
 		if l == nil || err != nil {
 			return nil, err
 		}
-		out := make([]float64, len(l))
-		for i, x := range l {
-			out[i] = x.(float64)
-		}
-		return out, nil
+		return l, nil
 	}
 	return nil, fmt.Errorf("unknown kind %v", kind)
 }
@@ -93,11 +86,11 @@ func ParseFlag(kind Kind, s string) (any, error) {
 // MaxListLen bounds the expansion of compact lists (VALUExCOUNT).
 const MaxListLen = 1 << 27
 
-func parseList(s string, elem Kind) ([]any, error) {
+func parseList[T int | float64](s string, elem Kind) ([]T, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	var out []any
+	var out []T
 	for item := range strings.SplitSeq(s, ",") {
 		item = strings.TrimSpace(item)
 		x, err := ParseFlag(elem, item)
@@ -119,8 +112,9 @@ func parseList(s string, elem Kind) ([]any, error) {
 		if len(out)+count > MaxListLen {
 			return nil, fmt.Errorf("more than %d values", MaxListLen)
 		}
+		out = slices.Grow(out, count) // typed, not boxed: 8 bytes a value
 		for range count {
-			out = append(out, x)
+			out = append(out, x.(T))
 		}
 	}
 	return out, nil

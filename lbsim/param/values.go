@@ -243,13 +243,23 @@ func (v *Values) Map() map[string]any {
 	return m
 }
 
-// MaxFileBytes bounds a scenario read by DecodeJSON's callers (ReadLimited).
+// MaxFileBytes bounds a scenario, sweep spec or point file (JSON), read with
+// ReadAll, and a file of service-time samples: a file that never ends is
+// refused instead of filling the memory.
 const MaxFileBytes = 64 << 20
 
-// DecodeJSON decodes one JSON object strictly: unknown keys, values of the
-// wrong type and trailing data are errors naming the key; null leaves a key
-// absent. It applies no defaults (see Complete).
+// MaxDataFileBytes bounds an edge-list file named by a key, read through
+// LimitReader.
+const MaxDataFileBytes = 256 << 20
+
+// DecodeJSON decodes one JSON object strictly: unknown keys, keys given twice
+// (also in another case), values of the wrong type and trailing data are
+// errors naming the key; null leaves a key absent. It applies no defaults
+// (see Complete).
 func (s *Set) DecodeJSON(data []byte) (*Values, error) {
+	if err := checkKeys(data, false); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw map[string]any
@@ -389,9 +399,13 @@ func parseNumber(kind Kind, s string) (any, error) {
 }
 
 // DecodeStrict decodes one JSON value into the Go value v (a struct of a
-// command's or a sweep's own options), rejecting unknown keys and trailing
-// data, with errors that name the key.
+// command's or a sweep's own options), rejecting unknown keys, keys given
+// twice or in upper case (at any depth) and trailing data, with errors that
+// name the key.
 func DecodeStrict(data []byte, v any) error {
+	if err := checkKeys(data, true); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

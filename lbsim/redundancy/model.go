@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -133,6 +134,19 @@ var Model = &model.Model{
 		return out, keyFirst(err)
 	},
 	Validate: func(v *param.Values) error { return keyFirst(validate(v)) },
+	Memory: func(v *param.Values) (float64, string) {
+		// The stability check's per-server vectors, then per replication
+		// running at once: queue heads, tails, counts, positions, busy lists
+		// and times (44 bytes per server, with headroom), and the d replicas
+		// of about one task per server (4 bytes each).
+		concurrent := float64(min(runtime.GOMAXPROCS(0), max(1, v.Int(keyReplications))))
+		n, d := float64(v.Int(keyServers)), float64(v.Int(keyD))
+		key := keyServers
+		if 4*d > 64 { // the replicas dominate
+			key = keyD
+		}
+		return n * (16 + (64+4*d)*concurrent), key
+	},
 	Cost: func(v *param.Values) float64 {
 		if v.Bool(keyExact) {
 			return 1

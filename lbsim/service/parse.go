@@ -2,10 +2,13 @@ package service
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Usage describes the spec syntax Parse accepts, for command-line help.
@@ -60,12 +63,15 @@ var laws = map[string]lawSpec{
 	"empirical": {params: []string{"file", "mean"}, required: []string{"file"}, build: func(p map[string]float64, file string) (Distribution, error) {
 		f, err := os.Open(file)
 		if err != nil {
+			if pe, ok := err.(*fs.PathError); ok { // quote the path: it may hold any byte
+				err = fmt.Errorf("%s %q: %w", pe.Op, file, pe.Err)
+			}
 			return nil, fmt.Errorf("service: empirical: %v", err)
 		}
 		defer f.Close()
-		x, err := readSamples(f)
+		x, err := readSamples(param.LimitReader(f, param.MaxFileBytes))
 		if err != nil {
-			return nil, fmt.Errorf("%v (file %s)", err, file)
+			return nil, fmt.Errorf("%v (file %q)", err, file)
 		}
 		return EmpiricalWithMean(x, p["mean"])
 	}},

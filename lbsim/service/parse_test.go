@@ -84,7 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"lognormal:sigma=0", "service: lognormal: sigma = 0: must be a finite number > 0"},
 		{"lognormal:sigma=1,mean=0", "service: lognormal: mean = 0"},
 		{"empirical", "service: empirical: missing file name"},
-		{"empirical:/nonexistent/times.txt", "service: empirical: open /nonexistent/times.txt"},
+		{"empirical:/nonexistent/times.txt", `service: empirical: open "/nonexistent/times.txt"`},
 		{"gamma:k=2", `service: unknown distribution "gamma" ` + valid},
 		{"", "service: empty distribution spec " + valid},
 	} {

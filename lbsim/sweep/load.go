@@ -29,10 +29,10 @@ func LoadCSV(path string) (*Table, error) {
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%q: %w", path, err)
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: empty file, no header", path)
+		return nil, fmt.Errorf("%q: empty file, no header", path)
 	}
 	return &Table{Columns: recs[0], Rows: recs[1:]}, nil
 }
@@ -45,7 +45,7 @@ func LoadProvenance(csvPath string) (*Provenance, error) {
 	}
 	var p Provenance
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", ProvenancePath(csvPath), err)
+		return nil, fmt.Errorf("%q: %w", ProvenancePath(csvPath), err)
 	}
 	return &p, nil
 }

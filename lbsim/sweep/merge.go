@@ -158,7 +158,7 @@ func Merge(dir string, opt MergeOptions) (*Merged, error) {
 	}
 	points, err := sw.Points()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SpecFile), err)
+		return nil, fmt.Errorf("%q: %w", filepath.Join(dir, SpecFile), err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, PointsDir, "point-*.json"))
 	for _, f := range files {
@@ -188,13 +188,13 @@ func Merge(dir string, opt MergeOptions) (*Merged, error) {
 			return nil, err
 		}
 		if rec.Key != pt.Key || rec.Index != pt.Index || rec.Seed != pt.Seed {
-			return nil, fmt.Errorf("%s: holds another scenario or seed than %v", PointFile(dir, pt.Index), pt)
+			return nil, fmt.Errorf("%q: holds another scenario or seed than %v", PointFile(dir, pt.Index), pt)
 		}
 		if rec.Figures == nil {
-			return nil, fmt.Errorf("%s: no figures (a point file of an lbsim before models had figures); remove it and run the sweep again with --resume", PointFile(dir, pt.Index))
+			return nil, fmt.Errorf("%q: no figures (a point file of an lbsim before models had figures); remove it and run the sweep again with --resume", PointFile(dir, pt.Index))
 		}
 		if len(rec.PerReplication) != sw.Replications {
-			return nil, fmt.Errorf("%s: %d replications, want %d", PointFile(dir, pt.Index), len(rec.PerReplication), sw.Replications)
+			return nil, fmt.Errorf("%q: %d replications, want %d", PointFile(dir, pt.Index), len(rec.PerReplication), sw.Replications)
 		}
 		recs[pt.Index], figs[pt.Index] = rec, rec
 		known := false
@@ -221,7 +221,7 @@ func Merge(dir string, opt MergeOptions) (*Merged, error) {
 		return nil, &MixedError{Versions: versions}
 	}
 	if len(missing) == len(points) {
-		return nil, fmt.Errorf("%s: no finished points", dir)
+		return nil, fmt.Errorf("%q: no finished points", dir)
 	}
 
 	shards := map[string]bool{}

@@ -3,6 +3,8 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/lbsim/notebooks/lbsim/internal/atomicfile"
 	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // File names inside a sweep's output directory.
@@ -40,9 +43,25 @@ func PointFile(dir string, index int) string {
 // PointRecord is the file written for each finished point.
 type PointRecord struct {
 	Format string `json:"format"`
-	Index  int    `json:"index"`
-	Key    string `json:"key"`
-	Seed   uint64 `json:"seed"`
+	PointData
+
+	Version     Version   `json:"version"`
+	Host        string    `json:"host"`
+	Shard       string    `json:"shard"`
+	Command     []string  `json:"command,omitempty"`
+	Started     time.Time `json:"started"`
+	WallSeconds float64   `json:"wall_seconds"`
+	// Checksum is the SHA-256 of the point's data (Sum); ReadPoint refuses
+	// a point file whose content no longer matches it.
+	Checksum string `json:"checksum"`
+}
+
+// PointData is what a point file says about the point itself: its identity
+// and what it computed, which a merge reads.
+type PointData struct {
+	Index int    `json:"index"`
+	Key   string `json:"key"`
+	Seed  uint64 `json:"seed"`
 	// Params are the axis values of the point (null: the key's default).
 	Params map[string]json.RawMessage `json:"params"`
 	// Result is the model's result of the point (for dispatch, what `lbsim
@@ -51,14 +70,22 @@ type PointRecord struct {
 	Result         json.RawMessage  `json:"result"`
 	Figures        []model.Figure   `json:"figures"`
 	PerReplication [][]model.Figure `json:"per_replication"`
-
-	Version     Version   `json:"version"`
-	Host        string    `json:"host"`
-	Shard       string    `json:"shard"`
-	Command     []string  `json:"command,omitempty"`
-	Started     time.Time `json:"started"`
-	WallSeconds float64   `json:"wall_seconds"`
 }
+
+// Sum is the hex SHA-256 of the point's data in compact JSON, so that an
+// edit of any of it is detected.
+func (d *PointData) Sum() string {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return "" // malformed raw JSON: never matches
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ErrCorruptPoint is wrapped by the error of ReadPoint for a point file that
+// is truncated, not a point file, or edited (its checksum does not match).
+var ErrCorruptPoint = errors.New("corrupt point file")
 
 // Options say how to run a sweep.
 type Options struct {
@@ -78,6 +105,9 @@ type Options struct {
 	Progress func(Progress)
 	// Command is recorded in each point file (e.g. os.Args).
 	Command []string
+	// Log, if not nil, is told what Run does beyond running points, such
+	// as recomputing a corrupt point.
+	Log func(msg string)
 }
 
 // Progress reports a running sweep.
@@ -93,13 +123,16 @@ type Progress struct {
 
 // Summary is what Run did.
 type Summary struct {
-	Points  int     `json:"points"`
-	Shard   string  `json:"shard"`
-	InShard int     `json:"in_shard"`
-	Ran     int     `json:"ran"`
-	Skipped int     `json:"skipped"`
-	Out     string  `json:"out"`
-	Seconds float64 `json:"wall_seconds"`
+	Points  int    `json:"points"`
+	Shard   string `json:"shard"`
+	InShard int    `json:"in_shard"`
+	Ran     int    `json:"ran"`
+	Skipped int    `json:"skipped"`
+	// Recomputed counts the points whose files were corrupt (truncated or
+	// edited) and that were run again (Resume).
+	Recomputed int     `json:"recomputed"`
+	Out        string  `json:"out"`
+	Seconds    float64 `json:"wall_seconds"`
 }
 
 // ParseShard parses "i/n" (0 <= i < n).
@@ -211,6 +244,16 @@ func Run(ctx context.Context, sw *Spec, opt Options) (*Summary, error) {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			todo = append(todo, pt)
+		case errors.Is(err, ErrCorruptPoint) && opt.Resume:
+			// A point file is renamed into place whole, so this one was cut or
+			// edited afterwards: run the point again.
+			if opt.Log != nil {
+				opt.Log(fmt.Sprintf("%v: %v; running it again", pt, err))
+			}
+			sum.Recomputed++
+			todo = append(todo, pt)
+		case errors.Is(err, ErrCorruptPoint):
+			return nil, fmt.Errorf("%w: %v; pass --resume to run the point again", ErrConflict, err)
 		case err != nil:
 			return nil, err
 		case rec.Key != pt.Key || rec.Seed != pt.Seed || rec.Index != pt.Index:
@@ -355,11 +398,12 @@ func (r *runner) point(ctx context.Context, pt Point, workers int) error {
 		}
 	}
 	rec := PointRecord{
-		Format: PointFormat, Index: pt.Index, Key: pt.Key, Seed: pt.Seed, Params: params, Result: result,
-		Figures: out.Figures, PerReplication: out.PerReplication,
+		Format: PointFormat, PointData: PointData{Index: pt.Index, Key: pt.Key, Seed: pt.Seed, Params: params,
+			Result: result, Figures: out.Figures, PerReplication: out.PerReplication},
 		Version: CurrentVersion(), Host: r.host, Shard: fmt.Sprintf("%d/%d", r.opt.Shard, r.opt.Shards),
 		Command: r.opt.Command, Started: started.UTC(), WallSeconds: time.Since(started).Seconds(),
 	}
+	rec.Checksum = rec.Sum()
 	data, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
 		return fmt.Errorf("%v: %w", pt, err)
@@ -388,7 +432,7 @@ func prepareDir(dir string, sw *Spec) error {
 	}
 	want = append(want, '\n')
 	path := filepath.Join(dir, SpecFile)
-	have, err := os.ReadFile(path)
+	have, err := param.ReadFile(path, param.MaxFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return WriteFileAtomic(path, want)
@@ -402,13 +446,13 @@ func prepareDir(dir string, sw *Spec) error {
 
 // ReadSweepDir reads the sweep recorded in a sweep output directory.
 func ReadSweepDir(dir string) (*Spec, error) {
-	data, err := os.ReadFile(filepath.Join(dir, SpecFile))
+	data, err := param.ReadFile(filepath.Join(dir, SpecFile), param.MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a sweep output directory (%w)", dir, err)
+		return nil, fmt.Errorf("%q: not a sweep output directory (%w)", dir, err)
 	}
 	sw, err := ParseSpec(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SpecFile), err)
+		return nil, fmt.Errorf("%q: %w", filepath.Join(dir, SpecFile), err)
 	}
 	return sw, nil
 }
@@ -416,14 +460,23 @@ func ReadSweepDir(dir string) (*Spec, error) {
 // ReadPoint reads a point file; the error wraps os.ErrNotExist when there is
 // none.
 func ReadPoint(path string) (*PointRecord, error) {
-	data, err := os.ReadFile(path)
+	data, err := param.ReadFile(path, param.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	var rec PointRecord
 	if err := json.Unmarshal(data, &rec); err != nil || rec.Format != PointFormat {
-		return nil, fmt.Errorf("%s: not a point file of %s (a partial write would never be renamed into place): %v",
-			path, PointFormat, err)
+		if err == nil {
+			err = fmt.Errorf("format %q", rec.Format)
+		}
+		return nil, fmt.Errorf("%w: %q is truncated or not a point file of %s (%v)", ErrCorruptPoint, path, PointFormat, err)
+	}
+	if rec.Checksum == "" {
+		return nil, fmt.Errorf("%w: %q has no checksum (written by an lbsim before point checksums, or edited)", ErrCorruptPoint, path)
+	}
+	if sum := rec.Sum(); rec.Checksum != sum {
+		return nil, fmt.Errorf("%w: %q was edited after it was written (checksum %.12s, content %.12s)",
+			ErrCorruptPoint, path, rec.Checksum, sum)
 	}
 	return &rec, nil
 }

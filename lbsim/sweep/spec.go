@@ -11,7 +11,6 @@ import (
 	"maps"
 	"math"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,18 +98,18 @@ var reserved = map[string]string{
 // ReadSpec reads a sweep file: JSON, or YAML when the name ends in .yaml or
 // .yml (converted to JSON first, so the same strict rules apply).
 func ReadSpec(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := param.ReadFile(path, param.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
 		if data, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, fmt.Errorf("%s: malformed YAML: %w", path, err)
+			return nil, fmt.Errorf("%q: malformed YAML: %w", path, err)
 		}
 	}
 	sw, err := ParseSpec(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%q: %w", path, err)
 	}
 	return sw, nil
 }
@@ -345,6 +344,10 @@ func (sw *Spec) NumPoints() int {
 // maxPoints bounds a sweep.
 const maxPoints = 10_000_000
 
+// bytesPerPoint bounds the memory of an expanded point (its parameters, key
+// and values): TestPointsMemory measures it.
+const bytesPerPoint = 2048
+
 // Points expands the sweep into its points, in order, and validates every
 // one with the strict scenario parser: an error names the point and the
 // parameter.
@@ -373,6 +376,10 @@ func (sw *Spec) Points() ([]Point, error) {
 		if total > maxPoints {
 			return nil, fmt.Errorf("axes: more than %d points", maxPoints)
 		}
+	}
+	// The points and their values, before the first is built.
+	if err := model.CheckMemory(fmt.Sprintf("axes (%d points)", total), bytesPerPoint*float64(total)); err != nil {
+		return nil, err
 	}
 	points := make([]Point, total)
 	idx := make([]int, len(axes))

@@ -47,7 +47,7 @@ func Write(path string, replace bool, write func(w io.Writer) error) error {
 		err = os.Link(tmp, path)
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %q: %w", path, err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // make the rename durable; not all file systems support it
