@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // MaxNodes bounds the nodes of a conflict graph built from a spec.
@@ -96,7 +97,7 @@ func Conflict(spec string, nodes int) (*graph.Graph, error) {
 	if nodes <= 0 {
 		nodes = -1
 	}
-	g, err := graph.ReadEdgeList(f, nodes)
+	g, err := graph.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), nodes)
 	if err != nil {
 		return nil, err
 	}
