@@ -229,22 +229,6 @@ func (ch *uniformChain) flush(k int64) {
 	}
 }
 
-// initialCounts returns the occupancy counts (N, C_1, ..., 0) of sc's
-// initial occupancy vector: round(q_i N) servers with at least i tasks.
-func initialCounts(sc *Scenario) []int64 {
-	n := int64(sc.Servers)
-	c := make([]int64, 2, 64)
-	c[0] = n
-	for i, qi := range sc.InitOccupancy {
-		ci := int64(qi*float64(n) + 0.5)
-		if ci == 0 {
-			break
-		}
-		c = append(c[:i+1], ci, 0)
-	}
-	return c
-}
-
 // b2i is 1 for true and 0 for false (compiled without a branch).
 func b2i(b bool) int {
 	if b {
