@@ -54,3 +54,18 @@ func BenchmarkJSQd2WithN1e5(b *testing.B) {
 func BenchmarkJSQd3WithN1e5(b *testing.B) {
 	benchScenario(b, 1e5, JSQdSampling(3, WithReplacement), EngineServers, 3)
 }
+
+// The same three scenarios of the tight C loop on the uniformized
+// occupancy-level engine (EngineUniformized), which makes the C loop's steps
+// (null ones included) on the occupancy counts instead of per-server queues.
+func BenchmarkUniformJSQd2WithN1e3(b *testing.B) {
+	benchScenario(b, 1e3, JSQdSampling(2, WithReplacement), EngineUniformized, 2)
+}
+
+func BenchmarkUniformJSQd2WithN1e5(b *testing.B) {
+	benchScenario(b, 1e5, JSQdSampling(2, WithReplacement), EngineUniformized, 2)
+}
+
+func BenchmarkUniformJSQd2WithoutN1e3(b *testing.B) {
+	benchScenario(b, 1e3, JSQd(2), EngineUniformized, 2)
+}

@@ -50,6 +50,11 @@
 //     occupancy-level engine can simulate it with a cost per event independent
 //     of N (N = 10^9 is routine).
 //
+// JSQ(d), with or without replacement, and Random also run on request on the
+// uniformized engine (EngineUniformized): the same counts, uniformized at the
+// constant rate N (lambda + mu), one draw per event and no clock (see
+// runUniformized); equal in law, not in bytes, to the other engines.
+//
 // # Runs and reproducibility
 //
 // Run executes Scenario.Replications independent replications in parallel on

@@ -5,9 +5,10 @@ import (
 	"math/rand/v2"
 )
 
-// The scaffolding the three engines (engine_servers.go, engine_occupancy.go,
-// engine_general.go) share: what a replication returns, the progress tick,
-// the initial state and the per-replication policy.
+// The scaffolding the engines (engine_servers.go, engine_occupancy.go,
+// engine_uniformized.go, engine_general.go) share: what a replication
+// returns, the progress tick, the initial state and the per-replication
+// policy.
 
 // checkEvery is how many events pass between checks for cancellation and
 // progress reports (a power of two).
@@ -56,6 +57,22 @@ func placeInitial(sc *Scenario, r *rand.Rand, place func(j, l int)) {
 		}
 		place(int(j), l)
 	}
+}
+
+// initialCounts returns the occupancy counts (N, C_1, ..., 0) of sc's
+// initial occupancy vector: round(q_i N) servers with at least i tasks.
+func initialCounts(sc *Scenario) []int64 {
+	n := int64(sc.Servers)
+	c := make([]int64, 2, 64)
+	c[0] = n
+	for i, qi := range sc.InitOccupancy {
+		ci := int64(qi*float64(n) + 0.5)
+		if ci == 0 {
+			break
+		}
+		c = append(c[:i+1], ci, 0)
+	}
+	return c
 }
 
 // preparePolicy returns the policy a replication dispatches with: the

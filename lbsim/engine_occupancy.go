@@ -24,17 +24,11 @@ func runOccupancy(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG
 		mu = sc.Rates[0]
 	}
 	obs := newObserver(sc, 1)
-	occ := &Occupancy{N: n, C: make([]int64, 2, 64)}
-	occ.C[0] = n
-	for i, qi := range sc.InitOccupancy {
-		c := int64(qi*float64(n) + 0.5)
-		if c == 0 {
-			break
-		}
-		occ.C = append(occ.C[:i+1], c, 0)
-		obs.change(i+1, 0, 0)
-		obs.maxLen = i + 1
+	occ := &Occupancy{N: n, C: initialCounts(sc)}
+	for i := 1; i+1 < len(occ.C); i++ {
+		obs.change(i, 0, 0)
 	}
+	obs.maxLen = len(occ.C) - 2
 
 	arr := sc.Lambda * float64(n)
 	t := 0.0

@@ -36,3 +36,22 @@ func checkAgainstExact(t *testing.T, res *lbsim.Result, sol *exact.Solution, lev
 	check("mean sojourn", res.MeanSojourn, res.MeanSojournCI95, sol.MeanSojourn)
 	check("wait probability", res.WaitProbability, res.WaitProbabilityCI95, sol.WaitProbability)
 }
+
+// checkSameLaw fails t unless two runs of the same scenario (independent
+// seeds), named a and b in the messages, give q_1..q_levels, the mean sojourn
+// and the waiting probability within 4 combined confidence half-widths (a
+// correct pair fails one given check with probability about 1e-4).
+func checkSameLaw(t *testing.T, a, b string, ra, rb *lbsim.Result, levels int) {
+	t.Helper()
+	check := func(what string, x, xci, y, yci float64) {
+		t.Helper()
+		if ci := math.Hypot(xci, yci); math.Abs(x-y) > 4*ci+1e-9 {
+			t.Errorf("%s: %s %.5f, %s %.5f (combined ci %.5f)", what, a, x, b, y, ci)
+		}
+	}
+	for i := range levels {
+		check(fmt.Sprintf("q_%d", i+1), at(ra.Occupancy, i), at(ra.OccupancyCI95, i), at(rb.Occupancy, i), at(rb.OccupancyCI95, i))
+	}
+	check("mean sojourn", ra.MeanSojourn, ra.MeanSojournCI95, rb.MeanSojourn, rb.MeanSojournCI95)
+	check("wait probability", ra.WaitProbability, ra.WaitProbabilityCI95, rb.WaitProbability, rb.WaitProbabilityCI95)
+}

@@ -3,7 +3,6 @@ package lbsim_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -111,18 +110,7 @@ func TestFastLoopEqualsDispatchInLaw(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check := func(what string, a, aci, b, bci float64) {
-				t.Helper()
-				if ci := math.Hypot(aci, bci); math.Abs(a-b) > 4*ci+1e-9 {
-					t.Errorf("%s: loop %.5f, Dispatch %.5f (combined ci %.5f)", what, a, b, ci)
-				}
-			}
-			for i := range 5 {
-				check(fmt.Sprintf("q_%d", i+1), at(fast.Occupancy, i), at(fast.OccupancyCI95, i),
-					at(slow.Occupancy, i), at(slow.OccupancyCI95, i))
-			}
-			check("mean sojourn", fast.MeanSojourn, fast.MeanSojournCI95, slow.MeanSojourn, slow.MeanSojournCI95)
-			check("wait probability", fast.WaitProbability, fast.WaitProbabilityCI95, slow.WaitProbability, slow.WaitProbabilityCI95)
+			checkSameLaw(t, "loop", "Dispatch", fast, slow, 5)
 		})
 	}
 }

@@ -136,10 +136,13 @@ func newKeys() *param.Set {
 		model.ReplicationsKey(),
 		model.SeedKey(),
 		param.Key{Name: keyEngine, Kind: param.String, Arg: "NAME", Tags: sim,
-			Enum:       []string{string(EngineAuto), string(EngineServers), string(EngineOccupancy), string(EngineGeneral)},
+			Enum: []string{string(EngineAuto), string(EngineServers), string(EngineOccupancy), string(EngineGeneral),
+				string(EngineUniformized)},
 			DefaultDoc: "auto", Default: param.Constant(string(EngineAuto)),
 			Doc: "servers (every queue), occupancy (occupancy counts; exchangeable policies, equal rates), general " +
-				"(any service law and discipline; chosen by auto when service or discipline is given) or auto"},
+				"(any service law and discipline; chosen by auto when service or discipline is given), uniformized " +
+				"(occupancy counts uniformized at rate N(lambda+mu), one draw per step; jsqd and random with equal " +
+				"rates; never chosen by auto) or auto"},
 		param.Key{Name: keyInit, Kind: param.Floats, Arg: "LIST", Tags: sim, DefaultDoc: "empty system",
 			Doc: "initial occupancy q_1,q_2,... with 1 >= q_1 >= q_2 >= ... >= 0, in the syntax of rates",
 			Check: func(x any, _ *param.Values) string {

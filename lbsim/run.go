@@ -29,6 +29,8 @@ func Run(ctx context.Context, sc Scenario) (*Result, error) {
 		simulate = runOccupancy
 	case EngineGeneral:
 		simulate = runGeneral
+	case EngineUniformized:
+		simulate = runUniformized
 	}
 
 	workers := sc.Workers

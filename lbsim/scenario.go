@@ -31,6 +31,11 @@ const (
 	// it whenever Service is set, Discipline is not FIFO or the policy is a
 	// WorkloadUser, and only it runs those scenarios.
 	EngineGeneral Engine = "general"
+	// EngineUniformized simulates the occupancy counts of JSQ(d) (with or
+	// without replacement) and random routing uniformized at the constant
+	// rate N (lambda + mu): one draw picks the event, no clock, no per-server
+	// state (see runUniformized). It is never chosen by EngineAuto.
+	EngineUniformized Engine = "uniformized"
 )
 
 // NoWarmup is the Warmup of a scenario without warm-up. A zero Warmup
@@ -166,6 +171,11 @@ func (sc Scenario) resolve() (Scenario, error) {
 		return sc, fmt.Errorf("lambda = %v: the system is unstable (arrival rate %g >= total service rate %g); "+
 			"lambda must be below %g, or set allow_unstable (--allow-unstable) for a finite-horizon transient run",
 			sc.Lambda, sc.Lambda*float64(sc.Servers), capacity, capacity/float64(sc.Servers))
+	}
+	if sc.Engine == EngineUniformized {
+		if why := uniformIneligible(sc); why != "" {
+			return sc, fmt.Errorf("engine = uniformized: %s; use engine servers, occupancy or auto", why)
+		}
 	}
 	if sc.Engine == EngineOccupancy {
 		if why := occupancyIneligible(sc); why != "" {

@@ -41,6 +41,9 @@ scenarios=(
   "JSQ(2) with replacement, N = 10^5|100000|tight C loop|jsq2 100000 0.9 2 with|JSQd2WithN1e5"
   "JSQ(2) without replacement, N = 10^3|1000|tight C loop|jsq2 1000 0.9 2 without|JSQd2N1e3"
   "JSQ(3) with replacement, N = 10^5|100000|rmf_tool JSQd_simulate|rmf_jsqd 100000 0.9 3 with|JSQd3WithN1e5"
+  "JSQ(2) with replacement, N = 10^3, uniformized engine|1000|tight C loop|jsq2 1000 0.9 2 with|UniformJSQd2WithN1e3"
+  "JSQ(2) with replacement, N = 10^5, uniformized engine|100000|tight C loop|jsq2 100000 0.9 2 with|UniformJSQd2WithN1e5"
+  "JSQ(2) without replacement, N = 10^3, uniformized engine|1000|tight C loop|jsq2 1000 0.9 2 without|UniformJSQd2WithoutN1e3"
 )
 if [ -n "${ONLY:-}" ]; then
   kept=()

@@ -74,6 +74,11 @@ func (a ArrivalCut) Arrival(h uint32, src *rand.PCG) bool {
 	return h < a.cut || h == a.cut && a.tie(src)
 }
 
+// Cut returns the 24-bit value below which an event is an arrival and above
+// which it is a departure, so that a loop with no room for a call can decide
+// every event but the ties (h == Cut(), probability 2^-24) on its own.
+func (a ArrivalCut) Cut() uint32 { return a.cut }
+
 func (a ArrivalCut) tie(src *rand.PCG) bool { return Float64(src) < a.frac }
 
 // Bounded64 returns a uniform integer in [0, n), n > 0, from p by Lemire's
