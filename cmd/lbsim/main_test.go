@@ -292,6 +292,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd", "--d", "11"}, "d = 11: must be between 1 and servers (10)", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "sticky", "--threshold", "0"}, "threshold = 0: must be between 1 and 1073741824", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bins", "0"}, "bins = 0: must be between 1 and 16777216", ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bin-remap-rate", "-1"}, "bin_remap_rate = -1: must be a finite rate >= 0", ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "sticky", "--bin-remap-rate", "1"}, "bin_remap_rate = 1: policy sticky takes no bin_remap_rate", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--packets-per-flow", "0.5"}, "packets_per_flow = 0.5: must be a finite number >= 1", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "fixed", "--packets-per-flow", "2.5"}, "packets_per_flow = 2.5: must be an integer", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--packet-rate", "0"}, "packet_rate = 0: must be a finite rate > 0", ""},

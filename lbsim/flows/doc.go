@@ -36,8 +36,11 @@
 //   - bins: flows hash to one of B bins (uniformly), bin b starting at
 //     server b mod N; when a packet finds its bin's server holding at least
 //     T packets, the bin is remapped to the shortest of d random queues (or
-//     of all) if strictly shorter, which moves every flow of the bin. The
-//     table is the B bins.
+//     of all) if strictly shorter, which moves every flow of the bin; with
+//     bin_remap_rate > 0 (the periodic rule) each bin is also remapped so at
+//     the epochs of its own Poisson clock of that rate, whatever the
+//     threshold (a Poisson clock keeps the chain Markov; threshold 2^30 makes
+//     it the only rule). The table is the B bins.
 //
 // A packet is moved when it goes to another server than its flow's
 // previous packet; a flow is violated when its packets go to more than one

@@ -46,7 +46,7 @@ func (e *engine) runGeneral(ctx context.Context, end float64, tick func(float64)
 		}
 		nf := len(e.flows)
 		arr := e.lf + e.r*float64(nf)
-		ta := e.t + fastrand.ExpFloat64(e.src)/arr
+		ta := e.t + fastrand.ExpFloat64(e.src)/(arr+e.remap) // arrivals and the bins' remap clocks
 		td := math.Inf(1)
 		if e.heap.Len() > 0 {
 			_, td = e.heap.Top()
@@ -62,10 +62,15 @@ func (e *engine) runGeneral(ctx context.Context, end float64, tick func(float64)
 		case td < ta:
 			j, _ := e.heap.Top()
 			e.depart(int32(j))
-		case fastrand.Float64(e.src)*arr < e.lf:
+			continue
+		}
+		switch u := fastrand.Float64(e.src) * (arr + e.remap); {
+		case u < e.lf:
 			e.newFlow()
-		default:
+		case u < arr:
 			e.flowPacket(int(e.uniform(nf)))
+		default:
+			e.periodicRemap()
 		}
 	}
 }

@@ -23,6 +23,7 @@ const (
 	keyD              = "d"
 	keyThreshold      = "threshold"
 	keyBins           = "bins"
+	keyBinRemapRate   = "bin_remap_rate"
 	keyQuantiles      = "quantiles"
 )
 
@@ -99,6 +100,15 @@ func newKeys() *param.Set {
 				return min(4*v.Int(keyServers), MaxActiveFlows), v.Has(keyServers)
 			},
 			Check: param.IntBetween(1, MaxActiveFlows)},
+		param.Key{Name: keyBinRemapRate, Kind: param.Float, Arg: "RATE", For: []string{"bins"}, DefaultDoc: "0",
+			Default: param.Constant(0.0), Range: "a finite rate >= 0",
+			Doc: "periodic rule of bins: each bin is also remapped to the shortest queue (of d, or all) at the epochs of its own Poisson clock of this rate, whatever the threshold (0: threshold remaps only)",
+			Check: func(x any, _ *param.Values) string {
+				if r := x.(float64); !(r >= 0) || math.IsInf(r, 0) {
+					return "must be a finite rate >= 0"
+				}
+				return ""
+			}},
 		param.Key{Name: keyQuantiles, Kind: param.Floats, Arg: "LIST", DefaultDoc: "0.5,0.9,0.99,0.999,0.9999",
 			Default: func(*param.Values) (any, bool) { return append([]float64(nil), DefaultQuantiles...), true },
 			Range:   "1 to 1000 levels, each in (0, 1)",
@@ -141,6 +151,9 @@ func optionsFromValues(v *param.Values) Options {
 	}
 	if v.Has(keyBins) {
 		o.Policy.Bins = v.Int(keyBins)
+	}
+	if v.Has(keyBinRemapRate) {
+		o.Policy.RemapRate = v.Float(keyBinRemapRate)
 	}
 	return o
 }

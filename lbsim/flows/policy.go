@@ -53,6 +53,11 @@ type PolicyOptions struct {
 	Threshold int
 	// Bins is B of bins.
 	Bins int
+	// RemapRate (bins) adds the periodic rule: each bin is also remapped at
+	// the epochs of its own Poisson clock of this rate, to the shortest of D
+	// random queues (all if D = N) if that one is shorter than its server,
+	// whatever the threshold. 0: remaps by the threshold only.
+	RemapRate float64
 }
 
 // incr moves server j up the sorted order (its length goes from k to k+1).
@@ -127,6 +132,20 @@ func (e *engine) better(s int32) int32 {
 		return c
 	}
 	return s
+}
+
+// periodicRemap is a tick of the bins' Poisson clocks (total rate
+// RemapRate*B): a uniformly random bin moves to the shortest of d random
+// queues (or of all) if that one is shorter than its server.
+func (e *engine) periodicRemap() {
+	b := e.uniform(len(e.binSrv))
+	s := e.binSrv[b]
+	if c := e.better(s); c != s {
+		e.binSrv[b] = c
+		if e.measuring {
+			e.remaps++
+		}
+	}
 }
 
 // route returns the server of a packet of flow f (first: its first packet;

@@ -114,6 +114,7 @@ type engine struct {
 	d       int
 	all     bool // sticky and bins move to the shortest of all
 	thr     int32
+	remap   float64 // total rate of the bins' periodic remap clocks
 	warmup  float64
 	horizon float64
 	t       float64
@@ -180,6 +181,7 @@ func newEngine(o *Options, src *rand.PCG) *engine {
 		e.scratch = distinct.Identity(n)
 	}
 	if p.Policy == Bins {
+		e.remap = p.RemapRate * float64(p.Bins)
 		e.binSrv = make([]int32, p.Bins)
 		for b := range e.binSrv {
 			e.binSrv[b] = int32(b % n)
@@ -388,7 +390,7 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		}
 		nf := len(e.flows)
 		arr := e.lf + e.r*float64(nf)
-		rate := arr + float64(len(e.busy))
+		rate := arr + e.remap + float64(len(e.busy)) // e.remap = 0: the same sum, the same draws
 		tn := e.t + fastrand.ExpFloat64(e.src)/rate
 		if tn > end {
 			tn = end // memoryless: stop the clock at end; the next phase redraws
@@ -406,6 +408,8 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 			e.newFlow()
 		case u < arr:
 			e.flowPacket(e.flowAhead(nf))
+		case u < arr+e.remap:
+			e.periodicRemap()
 		default:
 			e.depart(e.departing())
 		}
@@ -591,6 +595,9 @@ func (o *Options) Check() error {
 	}
 	if p.Policy == Bins && (p.Bins < 1 || p.Bins > MaxActiveFlows) {
 		return fmt.Errorf("bins = %d: must be between 1 and %d", p.Bins, MaxActiveFlows)
+	}
+	if !(p.RemapRate >= 0) || math.IsInf(p.RemapRate, 0) || (p.RemapRate > 0 && p.Policy != Bins) {
+		return fmt.Errorf("bin_remap_rate = %v: must be a finite rate >= 0, for policy bins only", p.RemapRate)
 	}
 	if !(o.Horizon > 0) || math.IsInf(o.Horizon, 0) {
 		return fmt.Errorf("horizon = %v: must be a finite time > 0", o.Horizon)
