@@ -300,7 +300,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"flows", "--servers", "100000", "--lambda", "0.5", "--policy", "static", "--packets-per-flow", "1e9", "--packet-rate", "1e-6"}, "packet_rate = 1e-06: about 5e+10 flows would be in progress at once (at most 16777216", ""},
 		{[]string{"flows", "--servers", "100000", "--lambda", "0.9", "--policy", "static", "--horizon", "1000"}, "horizon = 1000: about 8.5e+07 packet delays per replication would be recorded (at most 33554432", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--quantiles", "0.5,1"}, "quantiles[1] = 1: must be in (0, 1)", ""},
-		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "pareto"}, `flow_size = "pareto": must be one of geometric, fixed`, ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "pareto"}, `flow_size = "pareto": must be geometric, fixed or pmf:K=W,K=W,...`, ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "pmf:0=1"}, `flow_size = "pmf:0=1": pmf: K = 0: must be a packet count in [1, 2^30]`, ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--flow-size", "pmf:1=1,9=1", "--packets-per-flow", "3"}, "packets_per_flow = 3: the pmf flow-size law has mean 5", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--service", "det:mean=2"}, `service = "det:mean=2": mean 2: must be 1`, ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "static", "--service", "gamma"}, `service = "gamma": unknown distribution`, ""},
 		// Resource limits: memory and work estimated before anything is allocated or run.

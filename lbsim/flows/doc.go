@@ -16,8 +16,9 @@
 // in a Poisson stream of rate lambda*N/m; a flow is a sequence of K packets,
 // the first at the flow's arrival and each next one after an exponential
 // gap of rate r (packet_rate). K is geometric with mean m (each packet is
-// the last with probability 1/m; the default) or exactly m (flow_size
-// fixed). So packets arrive at rate lambda*N, lambda < 1, and the flows in
+// the last with probability 1/m; the default), exactly m (flow_size
+// fixed), or any discrete law (flow_size pmf:K=W,..., ParseSizeLaw; m is
+// its mean). So packets arrive at rate lambda*N, lambda < 1, and the flows in
 // progress (sent a packet, more to come) number lambda*N*(m-1)/(m*r) on
 // average. m = 1 is the ordinary supermarket model.
 //

@@ -48,7 +48,22 @@ func newKeys() *param.Set {
 				}
 				return ""
 			}},
-		param.Key{Name: keyPacketsPerFlow, Kind: param.Float, Arg: "M", DefaultDoc: "1", Default: param.Constant(1.0),
+		param.Key{Name: keyFlowSize, Kind: param.String, Arg: "LAW", DefaultDoc: "geometric", Default: param.Constant("geometric"),
+			Range: "geometric, fixed or pmf:K=W,K=W,... (packet counts K >= 1, weights W > 0)",
+			Doc:   "law of the number of packets of a flow: geometric with mean m, fixed (exactly m), or any discrete law pmf:K=W,... (weights normalised; m is then its mean)",
+			Check: func(x any, _ *param.Values) string {
+				if _, _, _, err := ParseSizeLaw(x.(string)); err != nil {
+					return err.Error()
+				}
+				return ""
+			}},
+		param.Key{Name: keyPacketsPerFlow, Kind: param.Float, Arg: "M", DefaultDoc: "1 (the mean of a pmf flow_size)",
+			Default: func(v *param.Values) (any, bool) {
+				if law, vals, probs, err := ParseSizeLaw(v.String(keyFlowSize)); err == nil && law == PMF {
+					return pmfMean(vals, probs), true
+				}
+				return 1.0, true
+			},
 			Range: "a finite number >= 1 (an integer with flow_size fixed)",
 			Doc:   "mean number of packets of a flow m; flows arrive at rate lambda*N/m",
 			Check: func(x any, _ *param.Values) string {
@@ -57,8 +72,6 @@ func newKeys() *param.Set {
 				}
 				return ""
 			}},
-		param.Key{Name: keyFlowSize, Kind: param.String, Arg: "LAW", DefaultDoc: "geometric", Default: param.Constant("geometric"),
-			Enum: sizeNames, Doc: "law of the number of packets of a flow: geometric with mean m, or fixed (exactly m)"},
 		param.Key{Name: keyPacketRate, Kind: param.Float, Arg: "R", DefaultDoc: "1", Default: param.Constant(1.0),
 			Doc: "rate r of a flow's packets: after the first, they follow at exponential gaps of rate r", Check: param.Positive("rate")},
 		param.Key{Name: keyService, Kind: param.String, Arg: "SPEC", DefaultDoc: "exp", Default: param.Constant("exp"),
@@ -140,9 +153,7 @@ func optionsFromValues(v *param.Values) Options {
 	if d, err := service.Parse(v.String(keyService)); err == nil && !strings.HasPrefix(d.String(), "exp(") {
 		o.Service = d
 	}
-	if v.String(keyFlowSize) == "fixed" {
-		o.Size = Fixed
-	}
+	o.Size, o.SizeValues, o.SizeProbs, _ = ParseSizeLaw(v.String(keyFlowSize))
 	if v.Has(keyD) {
 		o.Policy.D = v.Int(keyD)
 	}

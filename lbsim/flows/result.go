@@ -68,7 +68,7 @@ type Result struct {
 func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
 	reps := len(out)
 	p := o.Policy
-	res := &Result{Servers: o.Servers, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.Size.String(),
+	res := &Result{Servers: o.Servers, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.sizeSpec(),
 		PacketRate: o.PacketRate, Policy: p.Policy.String(), Horizon: o.Horizon, Warmup: o.Warmup,
 		Replications: reps, Seed: o.Seed, PerReplication: out, QuantileLevels: quantiles, WallSeconds: elapsed.Seconds()}
 	res.Service = "exp(mean=1)"

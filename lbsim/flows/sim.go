@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lbsim/notebooks/lbsim/internal/alias"
 	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/internal/eventheap"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
@@ -27,9 +28,12 @@ const (
 	Geometric SizeLaw = iota
 	// Fixed: K = PacketsPerFlow exactly (an integer).
 	Fixed
+	// PMF: any discrete law on K >= 1, given by Options.SizeValues and
+	// SizeProbs (ParseSizeLaw), of mean PacketsPerFlow.
+	PMF
 )
 
-var sizeNames = []string{"geometric", "fixed"}
+var sizeNames = []string{"geometric", "fixed", "pmf"}
 
 func (s SizeLaw) String() string {
 	if int(s) < len(sizeNames) {
@@ -60,6 +64,9 @@ type Options struct {
 	PacketsPerFlow float64
 	// Size is the law of the number of packets (default geometric).
 	Size SizeLaw
+	// SizeValues and SizeProbs are the law of K when Size is PMF.
+	SizeValues []int
+	SizeProbs  []float64
 	// PacketRate is r: a flow's packets after the first follow at
 	// exponential gaps of rate r.
 	PacketRate float64
@@ -103,21 +110,25 @@ const (
 
 // engine is one replication's state.
 type engine struct {
-	o       *Options
-	n       int
-	src     *rand.PCG
-	lf      float64 // flow arrival rate
-	r       float64
-	pEnd    float64 // geometric: P(a packet is the flow's last)
-	fixedK  int32
-	policy  Policy
-	d       int
-	all     bool // sticky and bins move to the shortest of all
-	thr     int32
-	remap   float64 // total rate of the bins' periodic remap clocks
-	warmup  float64
-	horizon float64
-	t       float64
+	o      *Options
+	n      int
+	src    *rand.PCG
+	lf     float64 // flow arrival rate
+	r      float64
+	pEnd   float64 // geometric: P(a packet is the flow's last)
+	fixedK int32
+	// pmf sizes: K = sizeVals[sizes.Sample], and the law of a flow in
+	// progress at the start, size-biased by K-1 (biased).
+	sizeVals      []int32
+	sizes, biased *alias.Table
+	policy        Policy
+	d             int
+	all           bool // sticky and bins move to the shortest of all
+	thr           int32
+	remap         float64 // total rate of the bins' periodic remap clocks
+	warmup        float64
+	horizon       float64
+	t             float64
 
 	q     []int32     // queue lengths (packets, including the one in service)
 	rings [][]float64 // per server, arrival times of its packets (FIFO ring)
@@ -167,6 +178,20 @@ func newEngine(o *Options, src *rand.PCG) *engine {
 	if o.Service != nil {
 		e.svc, e.rng, e.heap, e.lastDep = o.Service, rand.New(src), eventheap.New(n, false), make([]float64, n)
 	}
+	if o.Size == PMF {
+		e.sizeVals = make([]int32, len(o.SizeValues))
+		w := make([]float64, len(o.SizeValues))
+		for i, k := range o.SizeValues {
+			e.sizeVals[i], w[i] = int32(k), o.SizeProbs[i]*float64(k-1)
+		}
+		e.sizes = alias.New(o.SizeProbs)
+		if pmfMean(o.SizeValues, o.SizeProbs) > 1 {
+			e.biased = alias.New(w)
+		}
+		if e.rng == nil {
+			e.rng = rand.New(src)
+		}
+	}
 	e.all = (p.Policy == Sticky || p.Policy == Bins) && p.D >= n
 	if p.Policy == JSQ || e.all {
 		e.perm, e.pos, e.start = make([]int32, n), make([]int32, n), make([]int32, 64)
@@ -198,13 +223,18 @@ func (e *engine) uniform(n int) int32 {
 // progress at their stationary law (the queues empty): for geometric sizes
 // a Poisson number with mean lf*(1-p)/(r*p); for fixed sizes K,
 // Poisson(lf*(K-1)/r) flows, each with a uniform number 1..K-1 of packets
-// still to come.
+// still to come; for a pmf law Poisson(lf*(m-1)/r) flows, each with K drawn
+// size-biased by K-1 (a flow is in progress for K-1 packet gaps) and a
+// uniform number 1..K-1 still to come.
 func (e *engine) init() {
 	e.next = e.uniform(e.n)
 	var mean float64
-	if e.fixedK > 0 {
+	switch {
+	case e.fixedK > 0:
 		mean = e.lf * float64(e.fixedK-1) / e.r
-	} else {
+	case e.sizes != nil:
+		mean = e.lf * (e.o.PacketsPerFlow - 1) / e.r
+	default:
 		mean = e.lf * (1 - e.pEnd) / (e.r * e.pEnd)
 	}
 	if !(mean > 0) {
@@ -222,8 +252,11 @@ func (e *engine) init() {
 			f.home = e.uniform(e.n)
 			f.last = f.home
 		}
-		if e.fixedK > 0 {
+		switch {
+		case e.fixedK > 0:
 			f.left = 1 + e.uniform(int(e.fixedK-1))
+		case e.sizes != nil: // K size-biased by K-1, then uniform in 1..K-1 to come
+			f.left = 1 + e.uniform(int(e.sizeVals[e.biased.Sample(e.rng)]-1))
 		}
 		e.flows = append(e.flows, f)
 	}
@@ -323,10 +356,14 @@ func (e *engine) newFlow() {
 		f.flags = flowTagged
 	}
 	more := false
-	if e.fixedK > 0 {
+	switch {
+	case e.fixedK > 0:
 		f.left = e.fixedK - 1
 		more = f.left > 0
-	} else {
+	case e.sizes != nil:
+		f.left = e.sizeVals[e.sizes.Sample(e.rng)] - 1
+		more = f.left > 0
+	default:
 		more = fastrand.Float64(e.src) >= e.pEnd
 	}
 	if more {
@@ -360,7 +397,7 @@ func (e *engine) flowPacket(k int) {
 		f.last = j
 	}
 	var done bool
-	if e.fixedK > 0 {
+	if e.fixedK > 0 || e.sizes != nil {
 		f.left--
 		done = f.left == 0
 	} else {
@@ -572,6 +609,9 @@ func (o *Options) Check() error {
 	}
 	if o.Size == Fixed && (m != math.Round(m) || m > 1<<30) {
 		return fmt.Errorf("packets_per_flow = %v: must be an integer (at most 2^30) with flow_size fixed", m)
+	}
+	if err := o.checkSize(); err != nil {
+		return err
 	}
 	if o.Service != nil && !(math.Abs(o.Service.Mean()-1) <= 1e-9) {
 		return fmt.Errorf("service = %v: mean %v: must be 1 (unit-rate servers; give mean=1)", o.Service, o.Service.Mean())

@@ -379,3 +379,51 @@ func TestBinsPeriodicRemapApproachesJSQ(t *testing.T) {
 		t.Errorf("a remap rate for static: %v", err)
 	}
 }
+
+// Any discrete flow-size law (pmf): 90% of flows with one packet and 10%
+// with 91 (mean 10). Packets per flow and the flows in progress match
+// their laws (m and lambda N (m-1)/(m r)) after a warm-up, and also from
+// time 0 over a short window, which checks the start law (flows in
+// progress size-biased by K-1, a uniform remainder; the unbiased law would
+// start with half of them short, which drain far faster). Tolerances: 2% on packets per flow (about 4e5 flows),
+// 5% on the mean count of about 2200 flows in progress, 4% at the start (40
+// short replications).
+func TestPMFSizes(t *testing.T) {
+	law, vals, probs, err := ParseSizeLaw("pmf:1=0.9,91=0.1")
+	if err != nil || law != PMF || pmfMean(vals, probs) != 10 {
+		t.Fatalf("ParseSizeLaw: %v %v %v %v", law, vals, probs, err)
+	}
+	o := Options{Servers: 50, Lambda: 0.5, PacketsPerFlow: 10, Size: law, SizeValues: vals, SizeProbs: probs, PacketRate: 0.1,
+		Policy: PolicyOptions{Policy: JSQd, D: 2}, Horizon: 4000, Warmup: 400, Replications: 2, Seed: 9}
+	res := simulate(t, o)
+	want := ExpectedActiveFlows(0.5, 50, 10, 0.1)
+	t.Logf("packets per flow %.3f, flows in progress %.1f (want %.1f), flow_size %s", float64(res.Packets)/float64(res.Flows), res.ActiveFlows, want, res.FlowSize)
+	if ratio := float64(res.Packets) / float64(res.Flows); !closeTo(ratio, 10, 0.2) {
+		t.Errorf("packets per flow %v, want 10", ratio)
+	}
+	if !closeTo(res.ActiveFlows, want, 0.05*want) {
+		t.Errorf("%v flows in progress, want %v", res.ActiveFlows, want)
+	}
+	if res.FlowSize != "pmf:1=0.9,91=0.1" {
+		t.Errorf("flow_size %q", res.FlowSize)
+	}
+	// The start law, where it matters: half the flows of 2 packets, half of
+	// 30 (mean 16); in progress at the start, 29 in 30 are long ones.
+	o.Horizon, o.Warmup, o.Replications, o.PacketsPerFlow = 5, 1e-9, 40, 16
+	o.Size, o.SizeValues, o.SizeProbs, _ = ParseSizeLaw("pmf:2=1,30=1")
+	want = ExpectedActiveFlows(0.5, 50, 16, 0.1)
+	start := simulate(t, o)
+	t.Logf("flows in progress over [0, 5]: %.1f", start.ActiveFlows)
+	if !closeTo(start.ActiveFlows, want, 0.04*want) {
+		t.Errorf("flows in progress over [0, 5] from the start law: %v, want %v", start.ActiveFlows, want)
+	}
+	for _, bad := range []string{"pmf:", "pmf:0=1", "pmf:2=-1", "pmf:2=1,2=1", "zipf", "pmf:2"} {
+		if _, _, _, err := ParseSizeLaw(bad); err == nil {
+			t.Errorf("ParseSizeLaw(%q): no error", bad)
+		}
+	}
+	o.PacketsPerFlow = 3
+	if err := o.Check(); err == nil || !strings.Contains(err.Error(), "packets_per_flow = 3: the pmf flow-size law has mean 16") {
+		t.Errorf("mean mismatch: %v", err)
+	}
+}
