@@ -21,6 +21,7 @@ import (
 	// The models with a subcommand of their own register themselves.
 	_ "github.com/lbsim/notebooks/lbsim/admission"
 	_ "github.com/lbsim/notebooks/lbsim/redundancy"
+	_ "github.com/lbsim/notebooks/lbsim/trickle"
 
 	"context"
 	"errors"

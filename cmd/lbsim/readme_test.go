@@ -11,6 +11,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim/admission"
 	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/redundancy"
+	"github.com/lbsim/notebooks/lbsim/trickle"
 )
 
 var updateREADME = flag.Bool("update", false, "rewrite the generated tables of README.md")
@@ -28,6 +29,8 @@ func TestREADMEKeyTable(t *testing.T) {
 			redundancy.Model.Keys},
 		{"<!-- keys: lbsim admission; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
 			admission.Model.Keys},
+		{"<!-- keys: lbsim trickle; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
+			trickle.Model.Keys},
 	}
 	const end = "<!-- /keys -->"
 	data, err := os.ReadFile("README.md")

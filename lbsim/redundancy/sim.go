@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
@@ -426,50 +424,15 @@ func Simulate(ctx context.Context, o Options) (*Result, error) {
 	if quantiles == nil {
 		quantiles = []float64{0.5, 0.9, 0.99, 0.999}
 	}
-	workers := o.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, reps)
-
 	start := time.Now()
 	out := make([]RepResult, reps)
-	errs := make([]error, reps)
-	var mu sync.Mutex
-	done := make([]float64, reps)
-	report := func(r int, t float64) {
-		if o.Progress == nil {
-			return
-		}
-		mu.Lock()
-		done[r] = min(t/o.Horizon, 1)
-		sum := 0.0
-		for _, x := range done {
-			sum += x
-		}
-		mu.Unlock()
-		o.Progress(sum / float64(reps))
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				out[r], errs[r] = replicate(ctx, &o, rates, quantiles, r, func(t float64) { report(r, t) })
-			}
-		}()
-	}
-	for r := range reps {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := mc.Replicate(reps, o.Workers, o.Progress, func(r int, tick func(float64)) error {
+		var err error
+		out[r], err = replicate(ctx, &o, rates, quantiles, r, func(t float64) { tick(t / o.Horizon) })
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return aggregate(&o, quantiles, out, time.Since(start)), nil
 }
