@@ -20,7 +20,7 @@ const MaxNodes = 20_000_000
 
 // BytesPerNode is the memory a replication holds per node (its state, its
 // share of the calendar and its transmission count), besides the graph.
-const BytesPerNode = 40 + 16 + 4
+const BytesPerNode = 32 + 4*bucketsPerInterval + 4
 
 // Config describes a simulation of Trickle (see the package documentation).
 type Config struct {
@@ -250,7 +250,6 @@ func aggregate(c *Config, reps []Rep, wall time.Duration) *Result {
 type node struct {
 	at    float64 // time of the pending event
 	reset float64 // start of the next interval
-	ilen  float64 // length of the current interval
 	// c is, in a single cell, the network's transmission count at the start
 	// of the current interval (so the node has heard count-c); in a
 	// multi-cell network, the transmissions heard in the current interval.
@@ -287,6 +286,9 @@ type engine struct {
 	k       uint32
 	eta     float64
 	tau     float64
+	// ilen holds each node's current interval length with doubling (nil
+	// without: every interval has length tau).
+	ilen []float64
 
 	lastTx float64 // time of the last transmission in the window (-1: none)
 	rep    Rep
@@ -311,13 +313,19 @@ func newEngine(c *Config, src *rand.PCG) *engine {
 	if c.Imin > 0 && c.Imin < tau {
 		first = c.Imin
 	}
+	if first < tau {
+		// The first interval start doubles ilen to first.
+		e.ilen = make([]float64, n)
+		for i := range e.ilen {
+			e.ilen[i] = first / 2
+		}
+	}
 	for i := range e.nodes {
 		a := 0.0
 		if !c.Sync {
 			a = first * fastrand.Float64(src)
 		}
-		// The first interval start doubles ilen to first.
-		e.nodes[i] = node{at: a, ilen: first / 2}
+		e.nodes[i] = node{at: a}
 		e.push(int32(i), a)
 	}
 	return e
@@ -423,14 +431,18 @@ func (e *engine) step(i int32, t float64) {
 		e.push(i, nd.at)
 		return
 	}
-	nd.ilen = min(2*nd.ilen, e.tau)
+	ilen := e.tau
+	if e.ilen != nil {
+		ilen = min(2*e.ilen[i], e.tau)
+		e.ilen[i] = ilen
+	}
 	if e.single {
 		nd.c = e.count
 	} else {
 		nd.c = 0
 	}
-	nd.reset = t + nd.ilen
-	nd.at = t + nd.ilen*(e.eta+(1-e.eta)*fastrand.Float64(e.src))
+	nd.reset = t + ilen
+	nd.at = t + ilen*(e.eta+(1-e.eta)*fastrand.Float64(e.src))
 	nd.fire = true
 	e.push(i, nd.at)
 }
