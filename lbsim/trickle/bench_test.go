@@ -50,9 +50,9 @@ func BenchmarkSingleCell(b *testing.B) {
 		name string
 		c    Config
 	}{
-		{"n=1e4/eta=0/k=1", Config{Nodes: 10_000, K: 1, Horizon: 100}},
-		{"n=1e4/eta=0.5/k=2", Config{Nodes: 10_000, K: 2, Eta: 0.5, Horizon: 100}},
-		{"n=1e4/sync/k=1", Config{Nodes: 10_000, K: 1, Sync: true, Horizon: 100}},
+		{"n=1e4/eta=0/k=1", Config{Nodes: 10_000, K: 1, Horizon: 500}},
+		{"n=1e4/eta=0.5/k=2", Config{Nodes: 10_000, K: 2, Eta: 0.5, Horizon: 500}},
+		{"n=1e4/sync/k=1", Config{Nodes: 10_000, K: 1, Sync: true, Horizon: 500}},
 	} {
 		b.Run(tc.name, func(b *testing.B) { benchRun(b, tc.c) })
 	}

@@ -66,9 +66,10 @@
 //
 // Every node has exactly one pending event: its next interval start or its
 // transmission decision. Events sit in a calendar, a ring of buckets of
-// width tau/(8n) linked through the nodes; a bucket with several events is
-// sorted by (time, node) when it comes up, so events are processed in exact
-// time order at O(1) expected cost each. In a single cell the counters cost
+// width tau/(8n) (tau/(2n) above 2^18 nodes) linked through the nodes; a
+// bucket with several events is sorted by (time, node) when it comes up
+// (simultaneous interval starts of synchronized nodes by a bitmap of ids),
+// so events are processed in exact time order at O(1) expected cost each. In a single cell the counters cost
 // O(1) per transmission: the network keeps one transmission count and a
 // node keeps the count at its interval start, so it has heard the
 // difference. In a multi-cell network a transmission increments the

@@ -18,9 +18,10 @@ import (
 // about BytesPerNode bytes per node.
 const MaxNodes = 20_000_000
 
-// BytesPerNode is the memory a replication holds per node (its state, its
-// share of the calendar and its transmission count), besides the graph.
-const BytesPerNode = 32 + 4*bucketsPerInterval + 4
+// BytesPerNode bounds the memory a replication holds per node (its state,
+// its share of the calendar, at most 8 buckets of 4 bytes rounded up to a
+// power of two, and its transmission count), besides the graph.
+const BytesPerNode = 32 + 4*2*8 + 4
 
 // Config describes a simulation of Trickle (see the package documentation).
 type Config struct {
@@ -259,15 +260,23 @@ type node struct {
 }
 
 // bucketsPerInterval is the number of calendar buckets per interval length
-// and node: with 2 events per node and interval, a quarter of a bucket
-// holds an event on average, so most hold none or one.
-const bucketsPerInterval = 8
+// and node: with 2 events per node and interval, a bucket holds a quarter
+// of an event on average, so most hold none or one. Above 2^18 nodes the
+// calendar no longer fits in the caches, and 2 buckets per node (one event
+// each on average) cost less in cache misses than the larger buckets cost in
+// sorting.
+func bucketsPerInterval(n int) int {
+	if n > 1<<18 {
+		return 2
+	}
+	return 8
+}
 
 // engine runs one replication. Events are kept in a calendar (a ring of
-// buckets of width w = tau/(8n), mostly empty or with one event, linked through the
-// nodes: each node has exactly one pending event); a bucket is sorted by
-// (time, node) when it comes up, so events are processed in exact time
-// order, ties by node id.
+// buckets of width tau/(bucketsPerInterval*n), mostly empty or with one
+// event, linked through the nodes: each node has exactly one pending
+// event); a bucket is sorted by (time, node) when it comes up, so events are
+// processed in exact time order, ties by node id.
 type engine struct {
 	cfg     *Config
 	src     *rand.PCG
@@ -289,6 +298,7 @@ type engine struct {
 	// ilen holds each node's current interval length with doubling (nil
 	// without: every interval has length tau).
 	ilen []float64
+	mark []uint64 // a bitmap of nodes, for sortIDs
 
 	lastTx float64 // time of the last transmission in the window (-1: none)
 	rep    Rep
@@ -297,9 +307,9 @@ type engine struct {
 func newEngine(c *Config, src *rand.PCG) *engine {
 	n := c.Nodes
 	tau := c.tau()
-	buckets := 1 << bits.Len(uint(bucketsPerInterval*n+2))
+	buckets := 1 << bits.Len(uint(bucketsPerInterval(n)*n+2))
 	e := &engine{cfg: c, src: src, nodes: make([]node, n), head: make([]int32, buckets), mask: int64(buckets - 1),
-		invW: float64(bucketsPerInterval*n) / tau, k: uint32(c.K), eta: c.Eta, tau: tau, lastTx: -1}
+		invW: float64(bucketsPerInterval(n)*n) / tau, k: uint32(c.K), eta: c.Eta, tau: tau, lastTx: -1}
 	e.single = c.Graph == nil || c.Graph.IsComplete()
 	if !e.single {
 		e.off, e.adj = c.Graph.Offsets(), c.Graph.Adjacency()
@@ -356,6 +366,41 @@ func (e *engine) cmp(a, b int32) int {
 	return int(a) - int(b)
 }
 
+// sameTime reports whether the events of batch are all at the same time.
+func (e *engine) sameTime(batch []int32) bool {
+	t := e.nodes[batch[0]].at
+	for _, i := range batch[1:] {
+		if e.nodes[i].at != t {
+			return false
+		}
+	}
+	return true
+}
+
+// sortIDs sorts the node ids of batch: by a scan of a bitmap of all nodes
+// when batch holds more than a sixteenth of them, else by comparison.
+func (e *engine) sortIDs(batch []int32) {
+	n := len(e.nodes)
+	if len(batch) < n/16 {
+		slices.Sort(batch)
+		return
+	}
+	if e.mark == nil {
+		e.mark = make([]uint64, (n+63)/64)
+	}
+	for _, i := range batch {
+		e.mark[i>>6] |= 1 << (i & 63)
+	}
+	batch = batch[:0]
+	for w, bitsW := range e.mark {
+		for bitsW != 0 {
+			batch = append(batch, int32(w<<6+bits.TrailingZeros64(bitsW)))
+			bitsW &= bitsW - 1
+		}
+		e.mark[w] = 0
+	}
+}
+
 // run processes the events up to the horizon.
 func (e *engine) run(ctx context.Context, progress func(float64)) error {
 	horizon := e.cfg.Horizon
@@ -396,6 +441,10 @@ func (e *engine) run(ctx context.Context, progress func(float64)) error {
 						batch[b-1], batch[b] = batch[b], batch[b-1]
 					}
 				}
+			} else if e.sameTime(batch) {
+				// Simultaneous interval starts (synchronized nodes): by id,
+				// through a bitmap when they are many.
+				e.sortIDs(batch)
 			} else {
 				slices.SortFunc(batch, e.cmp)
 			}
