@@ -273,6 +273,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"trickle", "--nodes", "1", "--graph", selfPair}, "graph = ", ""},
 		{[]string{"trickle", "--nodes", "4", "--graph", filepath.Join(dir, "missing.txt")}, "no such file", ""},
 		{[]string{"trickle", "--nodes", "1000000", "--topology", "geometric", "--radius", "0.7"}, "radius = 0.7: the hearing graph would have about", ""},
+		{[]string{"trickle", "--nodes", "20000000", "--topology", "geometric", "--radius", "0.001"}, "radius = 0.001: the hearing graph would have about", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
 		{with("--servers", "ten"), "invalid value \"ten\" for flag -servers", ""},
 		{with("--lambda", "0.5.1"), "invalid value \"0.5.1\" for flag -lambda", ""},

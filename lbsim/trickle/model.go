@@ -27,6 +27,10 @@ const (
 // DefaultHorizon is the simulated time of a replication when none is given.
 const DefaultHorizon = 1000.0
 
+// MaxEdges bounds the directed edges of a generated hearing graph (1 GiB of
+// adjacency).
+const MaxEdges = 1 << 28
+
 // Topologies are the hearing graphs of the topology key: complete is the
 // single cell.
 var Topologies = []string{"complete", "grid", "torus", "geometric"}
@@ -150,9 +154,9 @@ func (h hearing) check(v *param.Values) error {
 		}
 		entries = n * n * math.Pi * h.radius * h.radius
 	}
-	if entries > graph.MaxMaterialize {
-		return fmt.Errorf("%s = %v: the hearing graph would have about %.3g directed edges, more than %d; lower radius or nodes",
-			graph.KeyRadius, h.radius, entries, graph.MaxMaterialize)
+	if entries > MaxEdges {
+		return fmt.Errorf("%s = %v: the hearing graph would have about %.3g directed edges (4 bytes each), more than %d; lower radius or nodes",
+			graph.KeyRadius, h.radius, entries, MaxEdges)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package trickle
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -43,6 +44,24 @@ func TestModel(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("missing figures %v", want)
+	}
+	// One replication: the half-widths are NaN, written as null.
+	m, _ := model.Lookup("trickle")
+	v := m.Keys.New()
+	_ = v.Set("nodes", 16)
+	_ = v.Set("topology", "torus")
+	_ = v.Set("horizon", 10.0)
+	v, err = m.Point(v, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := m.Run(context.Background(), v, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := json.Marshal(one.Result); err != nil || !strings.Contains(string(b), `"messages_per_interval_ci95":null`) ||
+		!strings.Contains(string(b), `"events":`) {
+		t.Errorf("one replication: %s, %v", b, err)
 	}
 	for _, kv := range []map[string]any{
 		{"nodes": 100, "topology": "torus", "radius": 0.15, "horizon": 20.0},

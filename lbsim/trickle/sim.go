@@ -2,6 +2,7 @@ package trickle
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/bits"
@@ -12,6 +13,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 // MaxNodes bounds the number of nodes of a simulation: a replication holds
@@ -178,6 +180,32 @@ type Result struct {
 	// Gaps holds the first KeepGaps inter-broadcast times of each
 	// replication.
 	Gaps [][]float64 `json:"-"`
+}
+
+// MarshalJSON writes r with NaN (a half-width of one replication, a mean
+// gap without gaps) as null, which JSON cannot write otherwise.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		*plain
+		MessagesPerIntervalCI95 any   `json:"messages_per_interval_ci95"`
+		PerNodeRateCI95         any   `json:"per_node_rate_ci95"`
+		InterbroadcastQuantiles []any `json:"interbroadcast_quantiles"`
+		InterbroadcastMean      any   `json:"interbroadcast_mean"`
+		InterbroadcastMeanCI95  any   `json:"interbroadcast_mean_ci95"`
+	}{(*plain)(r), model.JSONNumber(r.MessagesPerIntervalCI95), model.JSONNumber(r.PerNodeRateCI95),
+		model.JSONNumbers(r.InterbroadcastQuantiles), model.JSONNumber(r.InterbroadcastMean),
+		model.JSONNumber(r.InterbroadcastMeanCI95)})
+}
+
+// MarshalJSON writes the mean gap of a replication with fewer than two
+// transmissions (NaN) as null.
+func (r Rep) MarshalJSON() ([]byte, error) {
+	type plain Rep
+	return json.Marshal(struct {
+		plain
+		InterbroadcastMean any `json:"interbroadcast_mean"`
+	}{plain(r), model.JSONNumber(r.InterbroadcastMean)})
 }
 
 // Simulate runs the replications.
