@@ -23,6 +23,7 @@ import (
 	_ "github.com/lbsim/notebooks/lbsim/csma"
 	_ "github.com/lbsim/notebooks/lbsim/flows"
 	_ "github.com/lbsim/notebooks/lbsim/redundancy"
+	_ "github.com/lbsim/notebooks/lbsim/trickle"
 
 	"context"
 	"errors"

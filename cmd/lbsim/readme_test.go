@@ -13,6 +13,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim/flows"
 	"github.com/lbsim/notebooks/lbsim/param"
 	"github.com/lbsim/notebooks/lbsim/redundancy"
+	"github.com/lbsim/notebooks/lbsim/trickle"
 )
 
 var updateREADME = flag.Bool("update", false, "rewrite the generated tables of README.md")
@@ -34,6 +35,8 @@ func TestREADMEKeyTable(t *testing.T) {
 			csma.Model.Keys},
 		{"<!-- keys: lbsim flows; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
 			flows.Model.Keys},
+		{"<!-- keys: lbsim trickle; generated from its declarations by `go test ./cmd/lbsim -run TestREADMEKeyTable -update` -->\n",
+			trickle.Model.Keys},
 	}
 	const end = "<!-- /keys -->"
 	data, err := os.ReadFile("README.md")
