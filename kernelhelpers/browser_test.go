@@ -5,7 +5,11 @@ package kernelhelpers
 // LBSIM_BROWSER_TEST=1 (make test sets it) and needs scripts/setup.sh to have
 // run (Jupyter, bin/gonb, echarts, chromium).
 //
-// For kernelhelpers/testdata/charts.ipynb and every notebooks/*.ipynb, copied
+// For kernelhelpers/testdata/charts.ipynb (every kind of chart) and the
+// notebooks named in LBSIM_BROWSER_NOTEBOOKS (default: defaultBrowserNotebooks,
+// three short ones with lines, tails, bands, tables and graph drawings; "all":
+// every notebooks/*.ipynb, which `make test` leaves to scripts/run-notebooks.sh
+// so that CI does not run every notebook twice), copied
 // into artifacts/browser/work/ (inside the repository, so DataPath finds
 // data/ from $GONB_DIR), it:
 //
@@ -98,7 +102,7 @@ func TestBrowserNotebooks(t *testing.T) {
 	}
 	notebooks := []string{filepath.Join(root, "kernelhelpers", "testdata", "charts.ipynb")}
 	more, _ := filepath.Glob(filepath.Join(root, "notebooks", "*.ipynb"))
-	notebooks = append(notebooks, more...)
+	notebooks = append(notebooks, browserNotebooks(t, more)...)
 	var names []string
 	for _, nb := range notebooks {
 		b, err := os.ReadFile(nb)
@@ -715,4 +719,32 @@ func startJupyter(t *testing.T, env []string, dir string, port int, token, logPa
 			t.Fatalf("jupyter did not answer on port %d within 60s; log %s:\n%s", port, logPath, readFile(t, logPath))
 		}
 	}
+}
+
+// defaultBrowserNotebooks are the notebooks the browser test runs besides
+// charts.ipynb unless LBSIM_BROWSER_NOTEBOOKS says otherwise.
+var defaultBrowserNotebooks = []string{"00-quickstart", "02-optimal-topologies", "10-admission-qed"}
+
+// browserNotebooks picks from all (paths of notebooks/*.ipynb) those named
+// by LBSIM_BROWSER_NOTEBOOKS (space- or comma-separated stems, or "all").
+func browserNotebooks(t *testing.T, all []string) []string {
+	want := defaultBrowserNotebooks
+	if env := strings.TrimSpace(os.Getenv("LBSIM_BROWSER_NOTEBOOKS")); env == "all" {
+		return all
+	} else if env != "" {
+		want = strings.FieldsFunc(env, func(r rune) bool { return r == ',' || r == ' ' })
+	}
+	var out []string
+	for _, stem := range want {
+		found := false
+		for _, p := range all {
+			if strings.TrimSuffix(filepath.Base(p), ".ipynb") == stem {
+				out, found = append(out, p), true
+			}
+		}
+		if !found {
+			t.Fatalf("LBSIM_BROWSER_NOTEBOOKS: no notebook %q in notebooks/", stem)
+		}
+	}
+	return out
 }
