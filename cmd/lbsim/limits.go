@@ -82,7 +82,7 @@ events are above a limit is refused (exit 2) before it starts, naming the key.
 // limitErr makes a refusal above a resource limit, and an error of a run
 // that comes from its scenario, invalid input (exit 2).
 func limitErr(err error) error {
-	if errors.Is(err, model.ErrLimit) || errors.Is(err, lbsim.ErrInvalid) {
+	if errors.Is(err, model.ErrLimit) || errors.Is(err, lbsim.ErrInvalid) || errors.Is(err, model.ErrInvalid) {
 		return &cmdError{exitUsage, err}
 	}
 	return err

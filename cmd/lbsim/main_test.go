@@ -325,6 +325,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"exact", "--servers", "8", "--lambda", "0.9", "--policy", "jsq", "--cap", "14"}, "cap = 14: the chain has at least 2.56e+09 states", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--tol", "0"}, "tol = 0: must be in [1e-14, 0.1]", ""},
 		{[]string{"redundancy", "--servers", "1000", "--lambda", "0.5", "--horizon", "1e12"}, "horizon = 1e+12: expects about 2e+15 events", ""},
+		{[]string{"redundancy", "--servers", "20", "--lambda", "0.5", "--exact"}, "servers = 20: redundancy: the exact solution is too large", ""},
 		{[]string{"redundancy", "--servers", "1e9", "--lambda", "0.5", "--horizon", "0.001", "--max-memory", "8GB"}, "servers = 1000000000: needs about", ""},
 		{[]string{"redundancy", "--servers", "1e5", "--lambda", "0.5", "--d", "1e5", "--horizon", "0.01", "--max-memory", "8GB"}, "d = 100000: needs about", ""},
 		{[]string{"sweep", hugeSweep, "--list", "--max-memory", "8GB"}, "axes (10000000 points): needs about 20.5 GB", ""},

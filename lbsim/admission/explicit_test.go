@@ -10,7 +10,7 @@ import (
 // a, b and beta on both sides of 0 and next to it, where the two branches
 // meet.
 func TestLinearEtaMatchesRoot(t *testing.T) {
-	betas := []float64{-3, -2, -1, -0.5, -1e-3, -1e-7, 0, 1e-7, 1e-3, 0.5, 1, 2, 3}
+	betas := []float64{-3, -2, -1, -0.5, -1e-3, -1e-7, 0, 1e-7, 1e-3, 0.5, 1, 2, 3, 12, 30} // 30: the top of the range, eta* near 30
 	for _, beta := range betas {
 		for _, a := range []float64{0, 0.1, 1, 5} {
 			for _, b := range []float64{0.2, 1, 4} {

@@ -239,9 +239,15 @@ type LimitOptimum struct {
 	Revenue float64
 }
 
-// maxEta bounds the bracket search of OptimalEta (and keeps |beta| eta
-// below 700, where exp(-beta eta) stays finite).
-func (l Limit) maxEta() float64 { return math.Min(1e4, 700/math.Max(math.Abs(l.Beta), 1e-300)) }
+// maxEta bounds the bracket search of OptimalEta: 1e4, and for beta < 0
+// also 700/|beta|, where exp(-beta eta) stays finite (for beta > 0 it only
+// underflows towards 0, harmlessly; eta* is about (a/b) beta there).
+func (l Limit) maxEta() float64 {
+	if l.Beta >= 0 {
+		return 1e4
+	}
+	return math.Min(1e4, 700/-l.Beta)
+}
 
 // OptimalEta returns eta*, the maximiser of R(eta) over eta >= 0, as the
 // root of the fundamental equation r(eta) = R(eta): it brackets the root

@@ -9,6 +9,10 @@ import (
 	"github.com/lbsim/notebooks/lbsim/pairs"
 )
 
+// ErrExactTooLarge is matched by the error of Exact when the pair
+// distribution makes the chain of busy unions too large to solve.
+var ErrExactTooLarge = errors.New("redundancy: the exact solution is too large")
+
 // MaxExactServers bounds the servers of Exact and LightTraffic: unions are
 // bitmasks indexed in arrays of 2^N entries.
 const MaxExactServers = 20
@@ -108,8 +112,8 @@ func newSystem(dist *pairs.Dist, rates []float64) (*system, error) {
 	}
 	c := len(s.masks)
 	if len(s.unions)*c > maxExactWork {
-		return nil, fmt.Errorf("redundancy: %d reachable unions x %d sets: more than %d transitions for the exact solution",
-			len(s.unions), c, maxExactWork)
+		return nil, fmt.Errorf("%w: %d reachable unions x %d sets: more than %d transitions for the exact solution",
+			ErrExactTooLarge, len(s.unions), c, maxExactWork)
 	}
 	s.next = make([]int32, len(s.unions)*c)
 	s.muU = make([]float64, len(s.unions))

@@ -166,6 +166,9 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	}
 	if v.Bool(keyExact) {
 		sol, err := Exact(dist, v.Float(keyLambda), rates, ExactOptions{})
+		if errors.Is(err, ErrExactTooLarge) {
+			return nil, model.Invalid(fmt.Errorf("%s = %d: %v; use fewer servers or simulate (no --exact)", keyServers, v.Int(keyServers), err))
+		}
 		if err != nil {
 			return nil, err
 		}
