@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Table is a CSV file in memory: a header and rows of strings, with typed
@@ -20,14 +22,18 @@ type Table struct {
 	Rows    [][]string
 }
 
-// LoadCSV reads a CSV file with a header row.
+// MaxCSVBytes bounds the CSV files LoadCSV reads (a merged sweep of a
+// million points is far below it).
+const MaxCSVBytes = param.MaxDataFileBytes
+
+// LoadCSV reads a CSV file with a header row, of at most MaxCSVBytes.
 func LoadCSV(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	recs, err := csv.NewReader(param.LimitReader(f, MaxCSVBytes)).ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", path, err)
 	}
@@ -39,7 +45,7 @@ func LoadCSV(path string) (*Table, error) {
 
 // LoadProvenance reads the provenance sidecar of a merged CSV.
 func LoadProvenance(csvPath string) (*Provenance, error) {
-	data, err := os.ReadFile(ProvenancePath(csvPath))
+	data, err := param.ReadFile(ProvenancePath(csvPath), param.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
