@@ -2,7 +2,7 @@
 #
 #   make notebook   install what is missing, then start Jupyter Notebook on 127.0.0.1:$(PORT) in notebooks/
 #   make test       install what is missing, go vet + go test (with the headless-Chromium notebook test), a real-Slurm sweep test, every notebooks/*.ipynb headless, the Binder-environment check
-#   make reproduce  run every notebook in full mode; signed executed copies and HTML exports in outputs/
+#   make reproduce  run every notebook in full mode and write it in place with its outputs (signed; HTML exports in outputs/); NOTEBOOKS= for some
 #   make bench      Go benchmarks of ./lbsim/...
 #   make bench-peers lbsim side by side with its peers (SIMU=, RMF= source dirs; scripts/peers/README.md)
 #   make setup      only install (idempotent; also run by notebook and test)
@@ -61,8 +61,11 @@ nb-smoke: setup
 	bash scripts/run-notebooks.sh scripts/testdata-nb/*.ipynb
 
 # Full-mode runs (LBSIM_QUICK=0) take much longer than make test: minutes to hours.
+# Each notebook that passes replaces its source with the executed copy (first cell: the commit,
+# date and run time), and its main chart's picture goes to notebooks/thumbnails/.
+NOTEBOOKS ?=
 reproduce: setup
-	LBSIM_QUICK=0 NB_PUBLISH=1 NB_OUT_DIR=$(CURDIR)/outputs NB_TIMEOUT=36000 bash scripts/run-notebooks.sh
+	LBSIM_QUICK=0 NB_PUBLISH=1 NB_IN_PLACE=1 NB_OUT_DIR=$(CURDIR)/outputs NB_TIMEOUT=36000 bash scripts/run-notebooks.sh $(NOTEBOOKS)
 
 # Includes one benchmark per scenario of the README table "lbsim vs peers" (lbsim/bench_peers_test.go).
 bench:

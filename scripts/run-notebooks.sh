@@ -7,7 +7,7 @@
 # /usr/bin/jupyter, offline (GOPROXY=off) and in quick mode (LBSIM_QUICK=1 unless
 # set otherwise). A notebook fails if any cell produced an error (its source and
 # outputs are printed), on a cell timeout, or if the kernel died. Source notebooks
-# are never modified: executed copies and kernel logs go to $NB_OUT_DIR (default
+# are not modified (unless NB_IN_PLACE=1): executed copies and kernel logs go to $NB_OUT_DIR (default
 # artifacts/notebooks/). Prerequisite: scripts/setup.sh. Last line printed:
 # "notebooks: N passed, M failed".
 #
@@ -18,6 +18,13 @@
 #   NB_PUBLISH   if 1, also sign each executed copy (so Jupyter trusts its saved
 #                outputs and draws the charts when it is opened) and export it to
 #                HTML next to it, as `make reproduce` does  (default: 0)
+#   NB_IN_PLACE  if 1, a notebook that passed replaces its source (notebooks/NAME.ipynb)
+#                by the executed, stamped (and, with NB_PUBLISH, signed) copy, and its
+#                main chart's picture is written to notebooks/thumbnails/NAME.svg, as
+#                `make reproduce` does (default: 0: sources are never modified)
+#
+# Every executed copy starts with a stamp cell (scripts/nbstamp.py): the commit, date, mode
+# and run time of the execution, and the hash of the notebook's cells in its metadata.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +39,14 @@ export GOPROXY=off
 export PATH="$ROOT/bin:$PATH:/usr/local/go/bin"
 
 log() { printf '[notebooks] %s\n' "$*"; }
+
+# What the stamp of each executed copy states; taken once, before any notebook is rewritten.
+COMMIT="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+DIRTY=0
+if [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]; then DIRTY=1; fi
+GOVERSION="$(PATH="$PATH" go env GOVERSION 2>/dev/null || echo unknown)"
+MODE=quick
+[ "$LBSIM_QUICK" = 1 ] || MODE=full
 
 [ -x "$JUPYTER" ] || { log "ERROR: $JUPYTER missing: run scripts/setup.sh (or make setup)"; exit 1; }
 # The registered gonb kernel spec is per user, and another clone that ran setup.sh
@@ -140,6 +155,11 @@ for nb in "${notebooks[@]}"; do
     ok=0
     log "FAIL $name: cell error ($((SECONDS - t0))s); executed copy: $outnb, kernel log: $logf"
   fi
+  if [ "$ok" = 1 ] && ! "$PYTHON" "$ROOT/scripts/nbstamp.py" stamp "$outnb" --mode "$MODE" \
+      --commit "$COMMIT" --dirty "$DIRTY" --seconds "$((SECONDS - t0))" --go "$GOVERSION" >>"$logf" 2>&1; then
+    ok=0
+    log "FAIL $name: stamping the executed copy failed; log: $logf"
+  fi
   if [ "$ok" = 1 ] && [ "${NB_PUBLISH:-0}" = 1 ]; then
     # Sign with nbformat's notary (Debian has no `jupyter trust`), then export.
     if ! "$PYTHON" -c 'import sys, nbformat
@@ -152,6 +172,17 @@ nbformat.write(nb, sys.argv[1])' "$outnb" >>"$logf" 2>&1 \
       log "FAIL $name: signing or HTML export failed; log: $logf"
     else
       log "     $name: signed, and exported to ${OUT#"$ROOT"/}/$name.html"
+    fi
+  fi
+  if [ "$ok" = 1 ] && [ "${NB_IN_PLACE:-0}" = 1 ]; then
+    thumbs="$(dirname "$nb")/thumbnails"
+    mkdir -p "$thumbs"
+    if cp "$outnb" "$nb.tmp" && mv "$nb.tmp" "$nb" \
+        && "$PYTHON" "$ROOT/scripts/nbstamp.py" thumbnail "$nb" "$thumbs/$name.svg" >>"$logf" 2>&1; then
+      log "     $name: executed copy written in place, thumbnail in ${thumbs#"$ROOT"/}/$name.svg"
+    else
+      ok=0
+      log "FAIL $name: writing in place or the thumbnail failed; log: $logf"
     fi
   fi
   if [ "$ok" = 1 ]; then
