@@ -2,7 +2,7 @@ package kernelhelpers
 
 // Distributions of sampled values: quantiles and histograms for the notebooks
 // that compare a simulated stationary law with a limit (notebook 03: Q_2/sqrt(N)
-// against the diffusion).
+// against the diffusion; DiffusionSamples in adapt.go takes the samples from a run).
 
 import (
 	"fmt"
@@ -10,8 +10,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
-
-	"github.com/lbsim/notebooks/lbsim"
 )
 
 // Quantiles returns the empirical quantiles of xs at the probabilities ps (each
@@ -73,29 +71,4 @@ func Density(xs, edges []float64) (centres, density []float64) {
 		}
 	}
 	return centres, density
-}
-
-// DiffusionSamples returns sqrt(N) q_level(t) (level 2: Q_2/sqrt(N), the
-// servers with a waiting task on the diffusion scale) at the grid times t >=
-// from of a run with N = res.Scenario.Servers servers and Scenario.Grid > 0:
-// samples of the stationary law of a single path when res has one
-// replication (with several, the trajectory is their mean). It panics without
-// a trajectory or for level < 1.
-func DiffusionSamples(res *lbsim.Result, level int, from float64) []float64 {
-	if res == nil || res.Trajectory == nil || level < 1 {
-		panic("kernelhelpers.DiffusionSamples: a result with a trajectory (Scenario.Grid > 0) and level >= 1")
-	}
-	s := math.Sqrt(float64(res.Scenario.Servers))
-	var out []float64
-	for k, t := range res.Trajectory.Times {
-		if t < from {
-			continue
-		}
-		q := 0.0 // no server reached the level
-		if row := res.Trajectory.Occupancy[k]; level <= len(row) {
-			q = row[level-1]
-		}
-		out = append(out, s*q)
-	}
-	return out
 }
