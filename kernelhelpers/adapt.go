@@ -210,3 +210,28 @@ func (b *Bar) Update(p lbsim.Progress) {
 	note := fmt.Sprintf("%d/%d replications done", p.Done, p.Replications)
 	b.set(p.Fraction, note, final)
 }
+
+// DiffusionSamples returns sqrt(N) q_level(t) (level 2: Q_2/sqrt(N), the
+// servers with a waiting task on the diffusion scale) at the grid times t >=
+// from of a run with N = res.Scenario.Servers servers and Scenario.Grid > 0:
+// samples of the stationary law of a single path when res has one
+// replication (with several, the trajectory is their mean). It panics without
+// a trajectory or for level < 1.
+func DiffusionSamples(res *lbsim.Result, level int, from float64) []float64 {
+	if res == nil || res.Trajectory == nil || level < 1 {
+		panic("kernelhelpers.DiffusionSamples: a result with a trajectory (Scenario.Grid > 0) and level >= 1")
+	}
+	s := math.Sqrt(float64(res.Scenario.Servers))
+	var out []float64
+	for k, t := range res.Trajectory.Times {
+		if t < from {
+			continue
+		}
+		q := 0.0 // no server reached the level
+		if row := res.Trajectory.Occupancy[k]; level <= len(row) {
+			q = row[level-1]
+		}
+		out = append(out, s*q)
+	}
+	return out
+}
