@@ -54,6 +54,10 @@
 //   - Keep(name, v) and Recall(name, &v) carry values from cell to cell (GoNB
 //     runs each cell as a new program); MustKeep and MustRecall[T](name) fail
 //     the cell on error. DataPath finds the repository's data/ directory.
+//   - MaxDistance(a, b, levels) is sup over times and levels of |a - b| for two
+//     trajectories on the same grid (a simulation against meanfield.Trajectory);
+//     FitPowerLaw(x, y) fits y = C x^p on log-log axes with the standard error
+//     of p, for checks of a trend in N.
 //
 // A cell fails by panicking: GoNB shows the message, and headless runs
 // (scripts/run-notebooks.sh) count the notebook as failed.
