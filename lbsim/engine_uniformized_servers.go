@@ -146,7 +146,9 @@ func serversSteps(s *servers, w fastrand.Wyrand, k int64, count int) (int, fastr
 			return i, w
 		}
 		a, b := ra>>rankBits, rb>>rankBits
-		b += s.shift & ((a - b - 1) >> 63) // without replacement, past a
+		if s.shift != 0 { // without replacement, past a (a branch always taken the same way)
+			b += (a - b - 1) >> 63
+		}
 		arr := uint64(b2i(e < s.cut.Cut()))
 		b ^= (b ^ s.n) & (arr - 1) // a departure: the sentinel
 		// a < N and b <= N (Lemire's ranks), so q needs no bounds check.
