@@ -129,9 +129,9 @@ func sortedLengths(c []int64) []uint8 {
 // from a draw of w, and returns how many it made and w's state after them:
 // all, or up to the first that needs the slow step (a tie of the event, a
 // rank in its rejected zone, a queue of length serversTop), with w's state
-// after that step's draw (whose value is then w.Last()). Each draw gives the kind of event
-// from its top eventBits bits and the two ranks a and b from two
-// rankBits-bit fields; a departure takes b = N, the sentinel.
+// after that step's draw (whose value is then w.Last()). Each draw gives
+// the kind of event from its top eventBits bits and the two ranks a and b
+// from two rankBits-bit fields; a departure takes b = N, the sentinel.
 func serversSteps(s *servers, w fastrand.Wyrand, k int64, count int) (int, fastrand.Wyrand) {
 	const mask = 1<<rankBits - 1
 	q, acc := s.q, &s.acc
