@@ -55,9 +55,11 @@ func BenchmarkJSQd3WithN1e5(b *testing.B) {
 	benchScenario(b, 1e5, JSQdSampling(3, WithReplacement), EngineServers, 3)
 }
 
-// The same three scenarios of the tight C loop on the uniformized
-// occupancy-level engine (EngineUniformized), which makes the C loop's steps
-// (null ones included) on the occupancy counts instead of per-server queues.
+// The same three scenarios of the tight C loop on the uniformized engine
+// (EngineUniformized), which makes the C loop's steps (null ones included).
+// For JSQ(2) on at most 2^20 servers both engines run the same per-server
+// loop of the uniformized chain (engine_uniformized_servers.go), so the two
+// rows of each scenario measure one loop behind two entry points.
 func BenchmarkUniformJSQd2WithN1e3(b *testing.B) {
 	benchScenario(b, 1e3, JSQdSampling(2, WithReplacement), EngineUniformized, 2)
 }

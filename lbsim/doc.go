@@ -53,7 +53,11 @@
 // JSQ(d), with or without replacement, and Random also run on request on the
 // uniformized engine (EngineUniformized): the same counts, uniformized at the
 // constant rate N (lambda + mu), one draw per event and no clock (see
-// runUniformized); equal in law, not in bytes, to the other engines.
+// runUniformized); equal in law, not in bytes, to the other engines. JSQ(2)
+// on at most 2^20 servers runs that chain on per-server queue lengths (a
+// loop of one draw and no branch per step, engine_uniformized_servers.go),
+// on the uniformized engine and, with equal service rates, on the per-server
+// engine too.
 //
 // # Runs and reproducibility
 //

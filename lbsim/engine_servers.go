@@ -13,6 +13,9 @@ import (
 
 // runServers simulates one replication with every server's queue length: the
 // Markov chain of the lengths, one event (arrival or departure) at a time.
+// JSQ(2) with equal service rates on at most 2^20 servers runs instead the
+// uniformized chain on the lengths (engine_uniformized_servers.go), the same
+// law at a fraction of the cost.
 //
 // r is the replication's stream and src the PCG it is built on: policies draw
 // from r, and the engine draws its own numbers (event times and types, the
@@ -24,6 +27,11 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	policy, err := preparePolicy(sc)
 	if err != nil {
 		return nil, err
+	}
+	// JSQ(2) with equal rates: the per-server loop of the uniformized chain
+	// (engine_uniformized_servers.go), the same law.
+	if q := uniformServersStart(sc, policy, r); q != nil {
+		return driveUniform(sc, src, check, countsOf(q), q)
 	}
 	s := newPolicyState(sys, policy)
 	n := sc.Servers

@@ -26,7 +26,8 @@ import (
 // which is the one of largest rank: with m the largest of d ranks (independent
 // with replacement, distinct without), the task joins a queue of length l,
 // the number of i >= 1 with m < C_i. No per-server state: memory O(levels),
-// a few comparisons per step.
+// a few comparisons per step. (JSQ(2) on at most 2^20 servers takes the
+// per-server loop instead, a byte per server: engine_uniformized_servers.go.)
 //
 // Time. The steps of the uniformized chain happen at the points of a
 // Poisson process of rate N (lambda + mu), so over a stretch of time s the
@@ -103,6 +104,8 @@ type uniformChain struct {
 	events  int64     // arrivals and departures
 	scratch []uint64  // ranks drawn without replacement, sorted
 	set     map[uint64]struct{}
+	srv     *servers        // the per-server state, or nil (engine_uniformized_servers.go)
+	w       fastrand.Wyrand // the per-server loop's generator
 }
 
 // uniformPad is the number of empty levels at the top of uniformChain.lv.
@@ -116,23 +119,41 @@ type uniformLevel struct {
 }
 
 func runUniformized(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
-	d, with, _ := uniformSampling(sc.Policy)
 	if p, ok := sc.Policy.(*jsqd); ok {
 		if err := p.validate(sc.Servers); err != nil {
 			return nil, fmt.Errorf("policy %s: %w", p.Name(), err)
 		}
 	}
+	counts := initialCounts(sc)
+	var q []uint8
+	if uniformServersApply(sc) {
+		q = sortedLengths(counts)
+	}
+	return driveUniform(sc, src, check, counts, q)
+}
+
+// driveUniform runs one replication of the uniformized chain from the
+// occupancy counts counts (N, C_1, ..., ending with a 0), on the counts
+// alone, or with the queue lengths q (which it takes) in the per-server
+// loop (engine_uniformized_servers.go) if q is not nil.
+func driveUniform(sc *Scenario, src *rand.PCG, check tick, counts []int64, q []uint8) (*replication, error) {
+	d, with, _ := uniformSampling(sc.Policy)
 	mu, _ := commonRate(sc.Rates)
 	n := int64(sc.Servers)
+	p := sc.Lambda / (sc.Lambda + mu)
 	ch := &uniformChain{
 		n: uint64(n), d: d, with: with, small: n < 1<<32, g: fastrand.NewXoshiro(src), src: src,
-		cut: fastrand.NewArrivalCut(sc.Lambda / (sc.Lambda + mu)),
+		cut: fastrand.NewArrivalCut(p),
 	}
-	for _, c := range initialCounts(sc) {
+	for _, c := range counts {
 		ch.lv = append(ch.lv, uniformLevel{c: c})
 	}
-	ch.lv = append(ch.lv, make([]uniformLevel, uniformPad-1)...) // initialCounts ends with one
+	ch.lv = append(ch.lv, make([]uniformLevel, uniformPad-1)...) // counts ends with one
 	ch.lv[0].c = 0                                               // scratch, not N
+	if q != nil {
+		ch.srv = newServers(q, with, p)
+		ch.w = fastrand.NewWyrand(src)
+	}
 	if !with && d > maxSortedD {
 		ch.set = make(map[uint64]struct{}, d)
 	}
@@ -173,9 +194,12 @@ func runUniformized(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.P
 				return nil, err
 			}
 			todo := min(steps-k, checkEvery)
-			if ch.small && ch.d == 2 {
+			switch {
+			case ch.srv != nil:
+				ch.runServers2(k+1, k+1+todo)
+			case ch.small && ch.d == 2:
 				ch.run2(k+1, k+1+todo)
-			} else {
+			default:
 				ch.run(k+1, k+1+todo)
 			}
 			k += todo

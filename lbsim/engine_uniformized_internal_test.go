@@ -3,6 +3,7 @@ package lbsim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim/internal/chisq"
@@ -21,19 +22,35 @@ import (
 func TestUniformizedStepLaw(t *testing.T) {
 	const lambda = 0.9
 	p := lambda / (lambda + 1)
+	// Two queues of length 70: the slow step of the per-server loop; of
+	// length serversMaxLen: an arrival to either turns it to the counts.
+	long := []int64{10, 8, 5, 2, 2}
+	for range 66 {
+		long = append(long, 2)
+	}
+	longest := []int64{10, 8, 5, 2, 2}
+	for len(longest) <= serversMaxLen {
+		longest = append(longest, 2)
+	}
 	for _, c := range []struct {
-		n, d   int
-		with   bool
-		counts []int64
+		n, d      int
+		with      bool
+		counts    []int64
+		perServer bool
 	}{
-		{10, 2, true, []int64{10, 8, 5, 2, 1}},
-		{10, 2, false, []int64{10, 8, 5, 2, 1}},
-		{10, 1, true, []int64{10, 8, 5, 2, 1}},
-		{10, 3, true, []int64{10, 8, 5, 2, 1}},
-		{10, 3, false, []int64{10, 8, 5, 2, 1}},
-		{40, 17, false, []int64{40, 39, 36, 30, 25}},
+		{10, 2, true, []int64{10, 8, 5, 2, 1}, false},
+		{10, 2, false, []int64{10, 8, 5, 2, 1}, false},
+		{10, 2, true, []int64{10, 8, 5, 2, 1}, true},
+		{10, 2, false, []int64{10, 8, 5, 2, 1}, true},
+		{3, 2, false, []int64{3, 2, 1}, true},
+		{10, 2, true, long, true},
+		{10, 2, false, longest, true},
+		{10, 1, true, []int64{10, 8, 5, 2, 1}, false},
+		{10, 3, true, []int64{10, 8, 5, 2, 1}, false},
+		{10, 3, false, []int64{10, 8, 5, 2, 1}, false},
+		{40, 17, false, []int64{40, 39, 36, 30, 25}, false},
 	} {
-		t.Run(fmt.Sprintf("n=%d/d=%d/with=%v", c.n, c.d, c.with), func(t *testing.T) {
+		t.Run(fmt.Sprintf("n=%d/d=%d/with=%v/servers=%v/levels=%d", c.n, c.d, c.with, c.perServer, len(c.counts)-1), func(t *testing.T) {
 			allAtLeast := func(l int) float64 {
 				if l >= len(c.counts) {
 					return 0
@@ -66,6 +83,12 @@ func TestUniformizedStepLaw(t *testing.T) {
 			if !ch.with && c.d > maxSortedD {
 				ch.set = map[uint64]struct{}{}
 			}
+			var start []uint8
+			var srv *servers
+			if c.perServer {
+				start = sortedLengths(append(c.counts, 0))
+				srv = newServers(slices.Clone(start), ch.with, p)
+			}
 			const draws = 200000
 			counts := map[int]int{}
 			for range draws {
@@ -75,9 +98,14 @@ func TestUniformizedStepLaw(t *testing.T) {
 				}
 				ch.lv = append(ch.lv, make([]uniformLevel, uniformPad-1)...)
 				ch.lv[0].c = 0
-				if c.d == 2 {
+				switch {
+				case c.perServer:
+					copy(srv.q, start)
+					ch.srv = srv // the step may leave the per-server state (longest)
+					ch.runServers2(1, 2)
+				case c.d == 2:
 					ch.run2(1, 2)
-				} else {
+				default:
 					ch.run(1, 2)
 				}
 				outcome := 0

@@ -55,8 +55,10 @@ func TestFastLoopMatchesExact(t *testing.T) {
 }
 
 // Equality in law of the loop and the policies' Dispatch on systems too
-// large to solve exactly: the same scenario run by loopArrivals and by the
-// generic path (uniform origin weights, which the loop does not take, for
+// large to solve exactly: the same scenario run by loopArrivals (for JSQ(2)
+// with replacement, by the uniformized chain's per-server loop,
+// engine_uniformized_servers.go, which the per-server engine now runs for
+// JSQ(2)) and by the generic path (uniform origin weights, which the loop does not take, for
 // two local choices; the general engine with exponential service for JSQ(d)
 // with replacement) gives the same q_1..q_5, mean sojourn and waiting
 // probability within 4 combined confidence half-widths (8 replications each,

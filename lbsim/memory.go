@@ -18,6 +18,8 @@ const (
 	bytesPerServer        = 16  // per-server engine: length, sorted order, its inverse, idle bits
 	bytesPerServerRates   = 16  // heterogeneous rates: the rate classes and their Fenwick tree
 	bytesPerServerGeneral = 112 // general engine: a server's record, its next event, the queue's ring
+	bytesPerServerUniform = 2   // the uniformized chain's per-server loop (JSQ(2), N <= 2^20): a length, and slack
+	bytesPerServerPlaced  = 4   // placing init occupancies on servers (a shuffled order)
 	bytesPerInitialTask   = 32  // general engine: each task of a queue of init_lengths longer than 4 (its ring)
 	bytesPerReplication   = 1024
 	trajectoryLevels      = 16 // levels assumed for a recorded trajectory without init
@@ -59,8 +61,18 @@ func memoryEstimate(sc *Scenario, engine Engine, workers int) (float64, string) 
 		if sc.Rates != nil {
 			perServer += bytesPerServerRates
 		}
+		if uniformServersOn(sc, sc.Policy) {
+			perServer = bytesPerServerUniform
+			if sc.InitOccupancy != nil {
+				perServer += bytesPerServerPlaced
+			}
+		}
 	case EngineGeneral:
 		perServer = bytesPerServerGeneral
+	case EngineUniformized:
+		if uniformServersApply(sc) {
+			perServer = bytesPerServerUniform
+		}
 	}
 	tasks := 0.0
 	if engine == EngineGeneral {

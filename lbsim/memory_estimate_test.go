@@ -23,6 +23,9 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	for _, sc := range []Scenario{
 		{Servers: n, Lambda: 0.9, Policy: JSQd(2), Engine: EngineServers, Horizon: 0.5, Warmup: NoWarmup, Workers: 1},
+		{Servers: n, Lambda: 0.9, Policy: JSQdSampling(3, WithReplacement), Engine: EngineServers, Horizon: 0.5,
+			Warmup: NoWarmup, Workers: 1},
+		{Servers: n, Lambda: 0.9, Policy: JSQd(2), Engine: EngineUniformized, Horizon: 0.5, Warmup: NoWarmup, Workers: 1},
 		{Servers: n, Lambda: 0.9, Policy: JSQd(2), Engine: EngineGeneral, Horizon: 0.5, Warmup: NoWarmup, Workers: 1},
 		{Servers: n, Lambda: 0.9, Policy: JSQd(2), Engine: EngineGeneral, Horizon: 0.5, Warmup: NoWarmup, Workers: 1,
 			InitLengths: lengths},
@@ -33,7 +36,7 @@ func TestMemoryEstimate(t *testing.T) {
 		}
 		estimate, key := memoryEstimate(&r, resolveEngine(r), 1)
 		used := allocated(t, sc)
-		t.Logf("%s, %d initial lengths: allocated %.0f bytes, estimate %.0f (%s)", sc.Engine, len(sc.InitLengths), used, estimate, key)
+		t.Logf("%s, %s, %d initial lengths: allocated %.0f bytes, estimate %.0f (%s)", sc.Engine, sc.Policy.Name(), len(sc.InitLengths), used, estimate, key)
 		if used > estimate || estimate > 4*used {
 			t.Errorf("%s: allocated %.3g bytes, estimate %.3g: want allocated <= estimate <= 4 allocated", sc.Engine, used, estimate)
 		}

@@ -5,7 +5,8 @@
 #
 #   scripts/peers/run.sh [OUT_DIR] [REPS] [EVENTS]
 #
-# ONLY=REGEX in the environment keeps the scenarios whose benchmark name matches.
+# ONLY=REGEX in the environment keeps the scenarios whose benchmark name matches (and needs
+# only their binaries: ONLY='^(Uniform)?JSQd2' runs the C-loop rows with jsq2 and lbsim.test).
 # OUT_DIR holds the binaries of build.sh (default artifacts/peers); REPS repetitions
 # (default 5); EVENTS lbsim events per run (default 2e7; the peer runs the same simulated
 # time). The figure compared is server-time/s: simulated time times N per second of wall
@@ -20,9 +21,6 @@ root="$(cd "$here/../.." && pwd)"
 out="${1:-$root/artifacts/peers}"
 reps="${2:-5}"
 events="${3:-20000000}"
-for b in twolocal rmf_jsqd jsq2 lbsim.test; do
-  [ -x "$out/$b" ] || { echo "run.sh: $out/$b missing; run scripts/peers/build.sh first" >&2; exit 2; }
-done
 # Peer steps for the same simulated time: lbsim's benchmark runs events / (N (lambda + q_1))
 # time units, q_1 = lambda = 0.9 at its start, and the peer makes N (1 + rho) steps per unit.
 steps=$(awk -v e="$events" 'BEGIN { printf "%d", e * 1.9 / 1.8 }')
@@ -52,6 +50,13 @@ if [ -n "${ONLY:-}" ]; then
   done
   scenarios=("${kept[@]}")
 fi
+# The binaries of the scenarios kept (ONLY may leave out the peers that are not built).
+for sc in "${scenarios[@]}"; do
+  IFS='|' read -r _ _ _ cmd _ <<< "$sc"
+  for b in "${cmd%% *}" lbsim.test; do
+    [ -x "$out/$b" ] || { echo "run.sh: $out/$b missing; run scripts/peers/build.sh first" >&2; exit 2; }
+  done
+done
 raw="$out/runs.txt"
 : > "$raw"
 for rep in $(seq 1 "$reps"); do

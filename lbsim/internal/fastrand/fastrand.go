@@ -62,8 +62,14 @@ type ArrivalCut struct {
 }
 
 // NewArrivalCut returns the cut for arrival probability p in [0, 1].
-func NewArrivalCut(p float64) ArrivalCut {
-	x := p * (1 << 24)
+func NewArrivalCut(p float64) ArrivalCut { return NewArrivalCutBits(p, 24) }
+
+// NewArrivalCutBits returns the cut for arrival probability p in [0, 1]
+// decided from bits random bits (1 <= bits <= 24): h < Cut() is an arrival,
+// h > Cut() a departure, and a tie (probability 2^-bits) is decided by a
+// fresh uniform, so that P(arrival) = p exactly whatever bits.
+func NewArrivalCutBits(p float64, bits uint) ArrivalCut {
+	x := p * float64(uint64(1)<<bits)
 	c := uint32(x)
 	return ArrivalCut{cut: c, frac: x - float64(c)}
 }
@@ -92,4 +98,23 @@ func Bounded64(p *rand.PCG, n uint64) uint64 {
 		}
 	}
 	return hi
+}
+
+// BoundedBits maps the low `bits` bits of x (the others must be zero) to a
+// uniform integer in [0, n), 0 < n < 2^bits, by Lemire's multiply-and-reject
+// method on bits-bit words (bits <= 32): it accepts x*n unless its low bits
+// fall below 2^bits mod n, and redraws from the top bits of p's draws
+// otherwise, so the result is exactly uniform. A loop that can check the
+// common case itself (the low bits of x*n at least n) needs this only for the
+// rare rest.
+func BoundedBits(p *rand.PCG, x, n uint64, bits uint) uint64 {
+	mask := uint64(1)<<bits - 1
+	m := x * n
+	if m&mask < n {
+		t := (mask + 1) % n
+		for m&mask < t {
+			m = (p.Uint64() >> (64 - bits)) * n
+		}
+	}
+	return m >> bits
 }

@@ -101,3 +101,57 @@ func TestBounded(t *testing.T) {
 		chisq.Check(t, "Bounded32 small", counts, probs, draws)
 	}
 }
+
+// The cut on fewer bits: (cut + frac) / 2^bits is p exactly, for the 12 bits
+// of the uniformized engine's per-server loop and for 1 bit.
+func TestArrivalCutBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, bits := range []uint{1, 12, 24} {
+		for range 20000 {
+			p := r.Float64()
+			a := NewArrivalCutBits(p, bits)
+			if (float64(a.cut)+a.frac)/float64(uint64(1)<<bits) != p || a.frac < 0 || a.frac >= 1 {
+				t.Fatalf("bits %d, p = %v: cut %d, frac %v", bits, p, a.cut, a.frac)
+			}
+		}
+	}
+	if a := NewArrivalCutBits(1, 12); !a.Arrival(1<<12-1, nil) {
+		t.Fatal("p = 1 gave a departure")
+	}
+}
+
+// BoundedBits: every word it accepts without a redraw maps each value of
+// [0, n) the same number of times (enumerated over all 2^bits words), and
+// with the redraws the values are uniform (chi-square, alpha 1e-6 in
+// chisq.Check) for a bound whose rejected zone is 5/16 of the words.
+func TestBoundedBits(t *testing.T) {
+	for _, c := range []struct {
+		n    uint64
+		bits uint
+	}{{11, 4}, {100, 8}, {1000, 12}, {3, 2}} {
+		mask := uint64(1)<<c.bits - 1
+		tail := (mask + 1) % c.n
+		hits := make([]int, c.n)
+		for x := uint64(0); x <= mask; x++ {
+			if x*c.n&mask >= tail {
+				v := BoundedBits(nil, x, c.n, c.bits) // no redraw, so no source needed
+				hits[v]++
+			}
+		}
+		for v, h := range hits {
+			if h != int((mask+1)/c.n) {
+				t.Fatalf("n = %d, %d bits: value %d from %d words, want %d", c.n, c.bits, v, h, (mask+1)/c.n)
+			}
+		}
+	}
+	src := rand.NewPCG(13, 14)
+	const n, draws = 11, 220000
+	counts, probs := map[int]int{}, map[int]float64{}
+	for k := range n {
+		probs[k] = 1.0 / n
+	}
+	for range draws {
+		counts[int(BoundedBits(src, src.Uint64()>>60, n, 4))]++
+	}
+	chisq.Check(t, "BoundedBits", counts, probs, draws)
+}
