@@ -53,7 +53,9 @@
 //     a sanity check.
 //   - Keep(name, v) and Recall(name, &v) carry values from cell to cell (GoNB
 //     runs each cell as a new program); MustKeep and MustRecall[T](name) fail
-//     the cell on error. DataPath finds the repository's data/ directory.
+//     the cell on error. DataPath finds the repository's data/ directory;
+//     RecomputeSweep re-runs points of a committed sweep from its sweep file
+//     and compares them with its CSV, column by column.
 //
 // A cell fails by panicking: GoNB shows the message, and headless runs
 // (scripts/run-notebooks.sh) count the notebook as failed.
