@@ -68,6 +68,9 @@
 //     independent set of the rest.
 //   - CliquePendant(n, m): clique of m vertices, the other n-m vertices each
 //     hanging off one clique vertex, round-robin.
+//   - CompleteMultipartite(n, m): the complete graph minus the edges inside
+//     consecutive blocks of m vertices (minimum degree n-m; m = 2: the
+//     complete graph minus a perfect matching).
 //
 // # Analysis
 //

@@ -321,3 +321,45 @@ func CliquePendant(n, m int) (*Graph, error) {
 	}
 	return &Graph{n: n, off: off, adj: adj}, nil
 }
+
+// CompleteMultipartite returns the complete graph on n vertices minus the
+// edges inside consecutive blocks of m vertices: vertex v is joined to every u
+// with u/m != v/m (parts {0..m-1}, {m..2m-1}, ...; the last one is smaller
+// when m does not divide n). Every vertex of a full part has degree n-m, so
+// the minimum degree is n-m when m <= n. m = 1 gives the complete graph
+// (materialized), m = 2 the complete graph minus a perfect matching (n even),
+// m = n the empty graph. It needs 1 <= m <= n (or n = 0) and n(n-1) entries
+// at most MaxMaterialize.
+func CompleteMultipartite(n, m int) (*Graph, error) {
+	if n < 0 || n > MaxVertices {
+		return nil, fmt.Errorf("graph: CompleteMultipartite: n = %d out of range [0, %d]", n, MaxVertices)
+	}
+	if n > 0 && (m < 1 || m > n) {
+		return nil, fmt.Errorf("graph: CompleteMultipartite: part size m = %d out of range [1, %d]", m, n)
+	}
+	if n == 0 {
+		return &Graph{n: 0, off: make([]uint64, 1)}, nil
+	}
+	entries := 0.0
+	for start := 0; start < n; start += m {
+		size := float64(min(m, n-start))
+		entries += size * (float64(n) - size)
+	}
+	if entries > MaxMaterialize {
+		return nil, fmt.Errorf("graph: CompleteMultipartite: %v directed entries exceed %d", entries, MaxMaterialize)
+	}
+	off := make([]uint64, n+1)
+	adj := make([]uint32, 0, int(entries))
+	for v := 0; v < n; v++ {
+		lo := v / m * m
+		hi := min(lo+m, n)
+		for u := 0; u < lo; u++ {
+			adj = append(adj, uint32(u))
+		}
+		for u := hi; u < n; u++ {
+			adj = append(adj, uint32(u))
+		}
+		off[v+1] = uint64(len(adj))
+	}
+	return &Graph{n: n, off: off, adj: adj}, nil
+}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -417,5 +418,48 @@ func TestGonum(t *testing.T) {
 	}
 	if s := buf.String(); !strings.Contains(s, "graph ring {") || !strings.Contains(s, "0 -- 1") || !strings.Contains(s, "0 -- 3") {
 		t.Fatalf("DOT output:\n%s", s)
+	}
+}
+
+func TestCompleteMultipartite(t *testing.T) {
+	for _, c := range []struct{ n, m int }{{23, 5}, {10, 2}, {12, 3}, {7, 1}, {6, 6}, {1, 1}} {
+		g, err := CompleteMultipartite(c.n, c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSimple(t, g)
+		for u := 0; u < c.n; u++ {
+			for v := 0; v < c.n; v++ {
+				if want := u/c.m != v/c.m; g.HasEdge(u, v) != want {
+					t.Fatalf("n = %d, m = %d: edge %d-%d is %v, want %v", c.n, c.m, u, v, g.HasEdge(u, v), want)
+				}
+			}
+		}
+		checkDegrees(t, g, func(v int) int { return c.n - min(c.m, c.n-v/c.m*c.m) })
+	}
+	// m = 2: the complete graph minus a perfect matching, each vertex missing exactly its partner.
+	g, _ := CompleteMultipartite(10, 2)
+	if g.Edges() != 10*9/2-5 || g.HasEdge(4, 5) || !g.HasEdge(5, 6) {
+		t.Fatalf("complete minus a matching: %d edges, want %d", g.Edges(), 10*9/2-5)
+	}
+	// m = 1 is the complete graph, m = n the empty one.
+	k, _ := Complete(7)
+	k, _ = k.Materialize()
+	if g, _ := CompleteMultipartite(7, 1); !g.Equal(k) {
+		t.Fatal("m = 1 is not the complete graph")
+	}
+	if g, _ := CompleteMultipartite(6, 6); g.Edges() != 0 {
+		t.Fatal("m = n is not empty")
+	}
+	if g, err := CompleteMultipartite(0, 0); err != nil || g.N() != 0 {
+		t.Fatalf("n = 0: %v", err)
+	}
+	for _, m := range []int{0, -1, 11} {
+		if _, err := CompleteMultipartite(10, m); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("m = %d out of range [1, 10]", m)) {
+			t.Fatalf("m = %d: err %v", m, err)
+		}
+	}
+	if _, err := CompleteMultipartite(-1, 1); err == nil || !strings.Contains(err.Error(), "n = -1") {
+		t.Fatalf("err %v", err)
 	}
 }

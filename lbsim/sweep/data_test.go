@@ -112,30 +112,84 @@ func TestDataJSQdFiniteN(t *testing.T) {
 // the clique, notebook 02): made from its spec, reproducible from it (point 0,
 // N = 300, is recomputed), and consistent with two exact laws at every point.
 func TestDataERScaling(t *testing.T) {
-	tab := loadDataset(t, "02-er-scaling")
-	col := func(name string) []float64 {
-		x, err := tab.Floats(name)
-		if err != nil {
-			t.Fatal(err)
+	checkBalance(t, loadDataset(t, "02-er-scaling"), 0.002, 0)
+}
+
+// The dataset data/02-inside-region.csv (Erdős-Rényi graphs of mean degree
+// N^(3/4) and the clique at N = 10^5, λ = 1 − 1/√N): reproducible, balanced,
+// and √N q_2 of the order of the clique's (below 3 at every point; 0.7 to 1.7
+// for the clique and d = √N ln N in 02-er-scaling, while d = √N gives 6 to 63).
+func TestDataInsideRegion(t *testing.T) {
+	tab := loadDataset(t, "02-inside-region")
+	checkBalance(t, tab, 0.002, 0)
+	n, q2 := floats(t, tab, "servers"), floats(t, tab, "q2")
+	for k := range n {
+		if s := math.Sqrt(n[k]) * q2[k]; s > 3 {
+			t.Errorf("row %d (N = %v): √N q_2 = %v, want below 3", k, n[k], s)
 		}
-		return x
 	}
-	lam, n, q1, q1ci := col("lambda"), col("servers"), col("q1"), col("q1_ci95")
-	tasks, soj := col("mean_tasks_per_server"), col("mean_sojourn")
+}
+
+// The dataset data/02-log-degree.csv (mean degree ln N and 10 at N = 10^5 to
+// 10^6, λ = 0.9): reproducible, balanced (the shorter warmup of 20 leaves
+// more of the transient: 0.003), and q_2 falls with N for ln N while it stays
+// above 0.3 for d = 10.
+func TestDataLogDegree(t *testing.T) {
+	tab := loadDataset(t, "02-log-degree")
+	checkBalance(t, tab, 0.003, 0.9) // lambda = 0.9 is in the base, not a column
+	n, d, q2 := floats(t, tab, "servers"), floats(t, tab, "degree"), floats(t, tab, "q2")
+	prev := 1.0
+	for k := range n {
+		switch {
+		case d[k] == 10 && q2[k] < 0.3:
+			t.Errorf("row %d (N = %v, d = 10): q_2 = %v, want above 0.3", k, n[k], q2[k])
+		case d[k] != 10:
+			if q2[k] >= prev {
+				t.Errorf("row %d (N = %v, d = ln N = %v): q_2 = %v does not fall (%v before)", k, n[k], d[k], q2[k], prev)
+			}
+			prev = q2[k]
+		}
+	}
+}
+
+// floats returns column name of tab.
+func floats(t *testing.T, tab *Table, name string) []float64 {
+	t.Helper()
+	x, err := tab.Floats(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// checkBalance checks the rows of a dispatch dataset of unit-rate servers
+// against two identities a wrong simulator breaks: the fraction of busy
+// servers is lambda (within 4 half-widths, about 13 standard errors with 4
+// replications whose own spread is uncertain, plus slack for what is left of
+// the transient from the empty start after the warmup; measured in
+// 02-er-scaling: |q1 - lambda| <= 0.0026, at most 1.6 half-widths), and
+// Little's law, tasks per server = lambda * mean sojourn, within 1% (the
+// sojourns are those of the tasks that leave in the measured window, which
+// differ from the time average by the tasks present at its ends, a relative
+// edge effect of order (tasks per server) / (lambda * window), below 0.5%
+// here; measured: at most 0.3%). lambda is the column of that name, or the
+// sweep's single value lambda0 when it has none.
+func checkBalance(t *testing.T, tab *Table, slack, lambda0 float64) {
+	t.Helper()
+	n, q1, q1ci := floats(t, tab, "servers"), floats(t, tab, "q1"), floats(t, tab, "q1_ci95")
+	lam := make([]float64, len(n))
+	if lambda0 > 0 {
+		for k := range lam {
+			lam[k] = lambda0
+		}
+	} else {
+		lam = floats(t, tab, "lambda")
+	}
+	tasks, soj := floats(t, tab, "mean_tasks_per_server"), floats(t, tab, "mean_sojourn")
 	for k := range lam {
-		// Unit-rate servers: the fraction of busy servers is lambda in the
-		// stationary regime, whatever the graph. 4 half-widths (about 13
-		// standard errors with 4 replications, whose own spread is uncertain)
-		// plus 0.002 for what is left of the transient from the empty start
-		// after the warmup (measured: |q1 - lambda| <= 0.0026, at most 1.6 half-widths).
-		if d := math.Abs(q1[k] - lam[k]); d > 4*q1ci[k]+0.002 {
+		if d := math.Abs(q1[k] - lam[k]); d > 4*q1ci[k]+slack {
 			t.Errorf("row %d (N = %v, lambda = %v): q1 = %v +- %v, want lambda", k, n[k], lam[k], q1[k], q1ci[k])
 		}
-		// Little's law: tasks per server = lambda * mean sojourn. Within 1%:
-		// the sojourns are those of the tasks that leave in the measured
-		// window, which differ from the time average by the tasks present at
-		// its ends, a relative edge effect of order (tasks per server) /
-		// (lambda * window), below 0.5% here (measured: at most 0.3%).
 		if math.Abs(tasks[k]-lam[k]*soj[k]) > 0.01*tasks[k] {
 			t.Errorf("row %d (N = %v, lambda = %v): %v tasks per server, lambda * sojourn = %v", k, n[k], lam[k], tasks[k], lam[k]*soj[k])
 		}
