@@ -168,3 +168,20 @@ func KSExponential(x []float64, rate float64) float64 {
 	}
 	return d
 }
+
+// PooledGaps returns the gaps at length n (see TagLog.Gaps) of every log, in
+// order, and the maximum-likelihood rate of the arrivals that find a tagged
+// queue at length n: the number of gaps over the total exposure (NaN without
+// exposure).
+func PooledGaps(logs []*TagLog, n int) (gaps []float64, rate float64) {
+	exposure := 0.0
+	for _, l := range logs {
+		g, e := l.Gaps(n)
+		gaps = append(gaps, g...)
+		exposure += e
+	}
+	if !(exposure > 0) {
+		return gaps, math.NaN()
+	}
+	return gaps, float64(len(gaps)) / exposure
+}

@@ -38,6 +38,12 @@ func TestTagLogByHand(t *testing.T) {
 	if got := l.PairCorrelation(); math.Abs(got+0.25) > 1e-12 {
 		t.Errorf("PairCorrelation = %v, want -0.25", got)
 	}
+	if g, rate := lbsim.PooledGaps([]*lbsim.TagLog{l, l}, 0); len(g) != 4 || rate != 0.5 {
+		t.Errorf("PooledGaps of the log twice: %v, rate %v; want 4 gaps, 0.5", g, rate)
+	}
+	if _, rate := lbsim.PooledGaps([]*lbsim.TagLog{l}, 7); !math.IsNaN(rate) {
+		t.Errorf("PooledGaps at a length never held: rate %v, want NaN", rate)
+	}
 	if got := lbsim.KSExponential([]float64{math.Ln2}, 1); math.Abs(got-0.5) > 1e-12 {
 		t.Errorf("KS of the median alone = %v, want 0.5", got)
 	}
@@ -188,15 +194,9 @@ func TestTaggedIndependentQueues(t *testing.T) {
 		t.Errorf("pair correlation %.4f ± %.4f, want 0", m, h)
 	}
 	for l := 0; l < 3; l++ {
-		var all []float64
-		exposure := 0.0
-		for _, lg := range logs {
-			g, e := lg.Gaps(l)
-			all = append(all, g...)
-			exposure += e
-		}
+		all, rate := lbsim.PooledGaps(logs, l)
 		k := float64(len(all))
-		if rate := k / exposure; math.Abs(rate-lambda) > 4*lambda/math.Sqrt(k) {
+		if math.Abs(rate-lambda) > 4*lambda/math.Sqrt(k) {
 			t.Errorf("rate at length %d: %.4f, want %.1f within 4 x %.4f", l, rate, lambda, lambda/math.Sqrt(k))
 		}
 		if ks, bound := lbsim.KSExponential(all, lambda), 1.628/math.Sqrt(k); ks > bound {
