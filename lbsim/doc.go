@@ -23,7 +23,11 @@
 // tasks, is the quantity the mean-field and diffusion limits describe. The
 // engines maintain the C_i in O(1) per event and integrate them over time, so
 // Result.Occupancy is an exact time average over [warmup, horizon] and
-// Result.Trajectory samples q_i(t) on a grid.
+// Result.Trajectory samples q_i(t) on a grid. Individual queues are followed
+// by wrapping the policy in a Tagger (TagQueues): it traces every change of
+// the lengths of servers 0..k-1, from which TagLog gives the joint law of two
+// tagged queues and the arrival gaps at one queue given its own length (the
+// asymptotic independence and the Poisson arrivals of the cavity ansatz).
 //
 // # Policies
 //

@@ -129,6 +129,7 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		st:   &generalStats{},
 	}
 	obs := newObserver(sc, 0)
+	watch, _ := policy.(departureWatcher) // a Tagger's replication, or nil
 	arrive, depart := g.arriveFIFO, g.departFIFO
 	switch sc.Discipline {
 	case PS:
@@ -266,6 +267,9 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 			length[j] = l - 1
 		}
 		depart(j, t)
+		if watch != nil {
+			watch.departed(s, j, t)
+		}
 	}
 	if err := check(sc.Horizon); err != nil {
 		return nil, err

@@ -155,3 +155,28 @@ func usesWorkload(p Policy) bool {
 	w, ok := p.(WorkloadUser)
 	return ok && w.UsesWorkload()
 }
+
+// wrapped forwards to a wrapped policy what the engines ask a policy about
+// itself, so that a wrapper (DrawCounter, Tagger) is served as the policy it
+// wraps: its name and whether it uses origins, the length order, workloads
+// and the idle bits.
+type wrapped struct{ inner Policy }
+
+func (w wrapped) Name() string            { return w.inner.Name() }
+func (w wrapped) UsesOrigin() bool        { return usesOrigin(w.inner) }
+func (w wrapped) UsesShortestOrder() bool { return usesShortestOrder(w.inner) }
+func (w wrapped) UsesWorkload() bool      { return usesWorkload(w.inner) }
+
+func (w wrapped) usesIdleBits() bool {
+	ib, ok := w.inner.(idleBitsUser)
+	return ok && ib.usesIdleBits()
+}
+
+// prepareInner returns the policy a wrapper dispatches with in one
+// replication: the wrapped one, or the fresh value its Prepare returns.
+func (w wrapped) prepareInner(sys System) (Policy, error) {
+	if pr, ok := w.inner.(Preparer); ok {
+		return pr.Prepare(sys)
+	}
+	return w.inner, nil
+}

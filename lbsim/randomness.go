@@ -56,7 +56,7 @@ func IIDSampleBits(n, d int, s Sampling) float64 {
 // randomness a policy really consumes per task, next to the entropy figures
 // of WalkSampleBits and IIDSampleBits.
 type DrawCounter struct {
-	inner Policy
+	wrapped
 
 	mu       sync.Mutex
 	children []*countingPolicy
@@ -64,16 +64,12 @@ type DrawCounter struct {
 
 // CountDraws wraps p in a DrawCounter. Runs that use the counter each add to
 // its counts; use a fresh counter per measurement.
-func CountDraws(p Policy) *DrawCounter { return &DrawCounter{inner: p} }
+func CountDraws(p Policy) *DrawCounter { return &DrawCounter{wrapped: wrapped{p}} }
 
-func (c *DrawCounter) Name() string { return c.inner.Name() }
-
-// UsesOrigin, UsesShortestOrder and UsesWorkload forward to the wrapped
-// policy, so the engine serves it as it would unwrapped. (A DrawCounter is
-// not an OccupancyRouter: it runs on the per-server or general engine.)
-func (c *DrawCounter) UsesOrigin() bool        { return usesOrigin(c.inner) }
-func (c *DrawCounter) UsesShortestOrder() bool { return usesShortestOrder(c.inner) }
-func (c *DrawCounter) UsesWorkload() bool      { return usesWorkload(c.inner) }
+// Name, UsesOrigin, UsesShortestOrder and UsesWorkload (from wrapped)
+// forward to the wrapped policy, so the engine serves it as it would
+// unwrapped. (A DrawCounter is not an OccupancyRouter: it runs on the
+// per-server or general engine.)
 
 func usesShortestOrder(p Policy) bool {
 	so, ok := p.(ShortestOrderUser)
@@ -83,14 +79,11 @@ func usesShortestOrder(p Policy) bool {
 // Prepare prepares the wrapped policy for one replication, with its own
 // counts.
 func (c *DrawCounter) Prepare(sys System) (Policy, error) {
-	p := c.inner
-	if pr, ok := p.(Preparer); ok {
-		var err error
-		if p, err = pr.Prepare(sys); err != nil {
-			return nil, err
-		}
+	p, err := c.prepareInner(sys)
+	if err != nil {
+		return nil, err
 	}
-	cp := &countingPolicy{inner: p}
+	cp := &countingPolicy{wrapped: wrapped{p}}
 	cp.rnd = rand.New(&cp.src)
 	c.mu.Lock()
 	c.children = append(c.children, cp)
@@ -149,22 +142,10 @@ func (s *countingSource) Uint64() uint64 {
 }
 
 type countingPolicy struct {
-	inner      Policy
+	wrapped
 	src        countingSource
 	rnd        *rand.Rand
 	dispatches int64
-}
-
-func (c *countingPolicy) Name() string            { return c.inner.Name() }
-func (c *countingPolicy) UsesOrigin() bool        { return usesOrigin(c.inner) }
-func (c *countingPolicy) UsesShortestOrder() bool { return usesShortestOrder(c.inner) }
-func (c *countingPolicy) UsesWorkload() bool      { return usesWorkload(c.inner) }
-
-// usesIdleBits forwards to the prepared policy, which the engine asks
-// whether to keep State.idleBits.
-func (c *countingPolicy) usesIdleBits() bool {
-	ib, ok := c.inner.(idleBitsUser)
-	return ok && ib.usesIdleBits()
 }
 
 func (c *countingPolicy) Dispatch(s *State, origin int, r *rand.Rand) int {

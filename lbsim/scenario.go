@@ -364,6 +364,8 @@ func needsGeneral(sc Scenario) string {
 		return fmt.Sprintf("discipline is %s", sc.Discipline)
 	case usesWorkload(sc.Policy):
 		return fmt.Sprintf("policy %s reads workloads", sc.Policy.Name())
+	case watchesDepartures(sc.Policy):
+		return fmt.Sprintf("policy %s traces tagged queues", sc.Policy.Name())
 	}
 	return ""
 }

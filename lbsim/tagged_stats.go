@@ -1,0 +1,187 @@
+package lbsim
+
+import (
+	"math"
+	"slices"
+)
+
+// walk replays the log: piece(dt, lengths) for every stretch of time dt
+// during which the tagged lengths stay the same, and arrival(j, l) for every
+// arrival at tagged server j, which held l tasks before it.
+func (l *TagLog) walk(piece func(dt float64, lengths []int), arrival func(j, before int)) {
+	lengths := slices.Clone(l.Initial)
+	t := l.Start
+	for _, e := range l.Events {
+		if e.Time > t {
+			piece(e.Time-t, lengths)
+			t = e.Time
+		}
+		j := int(e.Server)
+		if e.Arrival {
+			if arrival != nil {
+				arrival(j, lengths[j])
+			}
+			lengths[j]++
+		} else {
+			lengths[j]--
+		}
+	}
+	if l.End > t {
+		piece(l.End-t, lengths)
+	}
+}
+
+// Joint returns the time-average joint law of the lengths of tagged servers
+// a and b over [Start, End]: p[x][y] is the fraction of the time during which
+// a held x tasks and b held y (rows and columns up to the longest length
+// seen). It returns nil for a log of zero length or a server out of range.
+func (l *TagLog) Joint(a, b int) [][]float64 {
+	if a < 0 || b < 0 || a >= l.Servers || b >= l.Servers || !(l.End > l.Start) {
+		return nil
+	}
+	var p [][]float64
+	l.walk(func(dt float64, n []int) {
+		x, y := n[a], n[b]
+		for len(p) <= x {
+			p = append(p, nil)
+		}
+		for len(p[x]) <= y {
+			p[x] = append(p[x], 0)
+		}
+		p[x][y] += dt
+	}, nil)
+	width := 0
+	for _, row := range p {
+		width = max(width, len(row))
+	}
+	span := l.End - l.Start
+	for x := range p {
+		row := make([]float64, width)
+		for y, v := range p[x] {
+			row[y] = v / span
+		}
+		p[x] = row
+	}
+	return p
+}
+
+// JointCorrelation returns the correlation coefficient of X and Y under the
+// joint law p[x][y] = P(X = x, Y = y) (NaN if either is constant).
+func JointCorrelation(p [][]float64) float64 {
+	var m, mx, my, mxx, myy, mxy float64
+	for x, row := range p {
+		for y, v := range row {
+			fx, fy := float64(x), float64(y)
+			m += v
+			mx += v * fx
+			my += v * fy
+			mxx += v * fx * fx
+			myy += v * fy * fy
+			mxy += v * fx * fy
+		}
+	}
+	mx, my, mxx, myy, mxy = mx/m, my/m, mxx/m, myy/m, mxy/m
+	vx, vy := mxx-mx*mx, myy-my*my
+	if !(vx > 0 && vy > 0) {
+		return math.NaN()
+	}
+	return (mxy - mx*my) / math.Sqrt(vx*vy)
+}
+
+// PairCorrelation returns the correlation coefficient of the lengths of two
+// distinct tagged servers, estimated from all pairs at once: the tagged
+// servers are exchangeable under an exchangeable policy, so the time averages
+// of L_i, L_i^2 and L_i L_j are pooled over i and over the pairs i != j
+// (through (sum_i L_i)^2). NaN with fewer than 2 tagged servers or a constant
+// length.
+func (l *TagLog) PairCorrelation() float64 {
+	k := l.Servers
+	if k < 2 || !(l.End > l.Start) {
+		return math.NaN()
+	}
+	var s1, s2, cross float64 // time integrals of sum L_i, sum L_i^2, (sum L_i)^2 - sum L_i^2
+	l.walk(func(dt float64, n []int) {
+		var a, b float64
+		for _, x := range n {
+			fx := float64(x)
+			a += fx
+			b += fx * fx
+		}
+		s1 += dt * a
+		s2 += dt * b
+		cross += dt * (a*a - b)
+	}, nil)
+	span := l.End - l.Start
+	kf := float64(k)
+	mean, second := s1/(span*kf), s2/(span*kf)
+	prod := cross / (span * kf * (kf - 1))
+	v := second - mean*mean
+	if !(v > 0) {
+		return math.NaN()
+	}
+	return (prod - mean*mean) / v
+}
+
+// Gaps returns the times between successive arrivals that find a tagged
+// queue holding n tasks, measured on that queue's own clock of time spent at
+// length n, pooled over the tagged servers, and exposure, the total time they
+// spent at length n. If a queue with n tasks receives tasks as a Poisson
+// stream of rate lambda_n, whatever else happens (the ansatz's claim in the
+// limit), these gaps are independent exponentials of rate lambda_n (the
+// time-change theorem for point processes), whose maximum-likelihood estimate
+// is len(gaps)/exposure. The clock of each server starts at Start, so the
+// first gap is complete; the stretch after the last arrival is censored and
+// counts only in exposure.
+func (l *TagLog) Gaps(n int) (gaps []float64, exposure float64) {
+	clock := make([]float64, l.Servers) // time at length n since the last such arrival
+	l.walk(func(dt float64, lengths []int) {
+		for j, x := range lengths {
+			if x == n {
+				clock[j] += dt
+				exposure += dt
+			}
+		}
+	}, func(j, before int) {
+		if before == n {
+			gaps = append(gaps, clock[j])
+			clock[j] = 0
+		}
+	})
+	return gaps, exposure
+}
+
+// KSExponential returns the Kolmogorov-Smirnov distance between the empirical
+// law of x and the exponential law of the given rate: sup_t |F_x(t) - (1 -
+// exp(-rate t))|. For m independent draws of that law it is below
+// 1.358/sqrt(m) with probability 0.95 (m large). NaN for an empty x.
+func KSExponential(x []float64, rate float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	m := float64(len(s))
+	d := 0.0
+	for i, v := range s {
+		f := -math.Expm1(-rate * v)
+		d = max(d, math.Abs(f-float64(i)/m), math.Abs(float64(i+1)/m-f))
+	}
+	return d
+}
+
+// PooledGaps returns the gaps at length n (see TagLog.Gaps) of every log, in
+// order, and the maximum-likelihood rate of the arrivals that find a tagged
+// queue at length n: the number of gaps over the total exposure (NaN without
+// exposure).
+func PooledGaps(logs []*TagLog, n int) (gaps []float64, rate float64) {
+	exposure := 0.0
+	for _, l := range logs {
+		g, e := l.Gaps(n)
+		gaps = append(gaps, g...)
+		exposure += e
+	}
+	if !(exposure > 0) {
+		return gaps, math.NaN()
+	}
+	return gaps, float64(len(gaps)) / exposure
+}
