@@ -3,6 +3,8 @@ package lbsim
 import (
 	"math"
 	"slices"
+
+	"github.com/lbsim/notebooks/lbsim/mc"
 )
 
 // walk replays the log: piece(dt, lengths) for every stretch of time dt
@@ -155,18 +157,7 @@ func (l *TagLog) Gaps(n int) (gaps []float64, exposure float64) {
 // exp(-rate t))|. For m independent draws of that law it is below
 // 1.358/sqrt(m) with probability 0.95 (m large). NaN for an empty x.
 func KSExponential(x []float64, rate float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	m := float64(len(s))
-	d := 0.0
-	for i, v := range s {
-		f := -math.Expm1(-rate * v)
-		d = max(d, math.Abs(f-float64(i)/m), math.Abs(float64(i+1)/m-f))
-	}
-	return d
+	return mc.KSDistance(x, func(v float64) float64 { return -math.Expm1(-rate * v) })
 }
 
 // PooledGaps returns the gaps at length n (see TagLog.Gaps) of every log, in

@@ -108,3 +108,26 @@ func TestReplicate(t *testing.T) {
 		t.Errorf("VectorMeanCI95: %v %v", mean, half)
 	}
 }
+
+// TestKSDistance checks the distance on samples worked by hand: against the
+// uniform CDF on [0, 1], {0.25, 0.75} is 0.25 away (the steps at 0.25 and
+// 0.75 each miss F by a quarter) and {0.9} is 0.9 away; an empty sample is NaN;
+// the sample is not reordered.
+func TestKSDistance(t *testing.T) {
+	uniform := func(x float64) float64 { return min(max(x, 0), 1) }
+	xs := []float64{0.75, 0.25}
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{xs, 0.25}, {[]float64{0.9}, 0.9}, {[]float64{0.1, 0.2, 0.3}, 0.7}} {
+		if got := KSDistance(c.xs, uniform); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("KSDistance(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+	if xs[0] != 0.75 {
+		t.Errorf("the sample was reordered: %v", xs)
+	}
+	if got := KSDistance(nil, uniform); !math.IsNaN(got) {
+		t.Errorf("KSDistance(nil) = %v, want NaN", got)
+	}
+}

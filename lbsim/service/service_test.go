@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lbsim/notebooks/lbsim/mc"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -334,16 +335,6 @@ func ksCritical(n int) float64 {
 	return math.Sqrt(math.Log(2/ksAlpha)/2) / math.Sqrt(float64(n))
 }
 
-func ksStat(sorted []float64, cdf func(float64) float64) float64 {
-	n := float64(len(sorted))
-	d := 0.0
-	for i, x := range sorted {
-		f := cdf(x)
-		d = math.Max(d, math.Max(float64(i+1)/n-f, f-float64(i)/n))
-	}
-	return d
-}
-
 // TestKS compares 10^6 draws of each continuous law with its closed-form CDF
 // (gonum distuv where it has the law).
 func TestKS(t *testing.T) {
@@ -360,7 +351,7 @@ func TestKS(t *testing.T) {
 				x[k] = c.d.Sample(r)
 			}
 			slices.Sort(x)
-			d, crit := ksStat(x, c.cdf), ksCritical(n)
+			d, crit := mc.KSDistance(x, c.cdf), ksCritical(n)
 			if d > crit {
 				t.Errorf("KS D = %.3g > critical %.3g (significance %g)", d, crit, ksAlpha)
 			}
@@ -378,7 +369,7 @@ func TestKSDetectsWrongLaw(t *testing.T) {
 		x[i] = e4.Sample(r)
 	}
 	slices.Sort(x)
-	if d := ksStat(x, distuv.Gamma{Alpha: 3, Beta: 3}.CDF); d < ksCritical(len(x)) {
+	if d := mc.KSDistance(x, distuv.Gamma{Alpha: 3, Beta: 3}.CDF); d < ksCritical(len(x)) {
 		t.Errorf("Erlang(4) vs Erlang(3) CDF: D = %v, not rejected", d)
 	}
 	p := must(Pareto(2.5, 1))
@@ -387,7 +378,7 @@ func TestKSDetectsWrongLaw(t *testing.T) {
 	}
 	slices.Sort(x)
 	lam := 1.5 * 1.05
-	if d := ksStat(x, func(v float64) float64 { return distuv.Pareto{Xm: lam, Alpha: 2.5}.CDF(v + lam) }); d < ksCritical(len(x)) {
+	if d := mc.KSDistance(x, func(v float64) float64 { return distuv.Pareto{Xm: lam, Alpha: 2.5}.CDF(v + lam) }); d < ksCritical(len(x)) {
 		t.Errorf("Pareto scale off by 5%%: D = %v, not rejected", d)
 	}
 }

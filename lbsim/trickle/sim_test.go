@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
@@ -140,19 +139,6 @@ func TestSyncExactlyK(t *testing.T) {
 	}
 }
 
-// ksDistance is the Kolmogorov-Smirnov distance between the sample xs and
-// the CDF F.
-func ksDistance(xs []float64, F func(float64) float64) float64 {
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	d := 0.0
-	for i, x := range xs {
-		f := F(x)
-		d = math.Max(d, math.Max(math.Abs(float64(i+1)/float64(len(xs))-f), math.Abs(f-float64(i)/float64(len(xs)))))
-	}
-	return d
-}
-
 // thin keeps every step-th gap: gaps that far apart depend on disjoint
 // intervals, so the kept ones are independent (see the callers).
 func thin(gaps []float64, step int) []float64 {
@@ -180,7 +166,7 @@ func TestSyncGapDistribution(t *testing.T) {
 		}
 		m := min(c.Nodes, c.K)
 		xs := thin(res.Gaps[0], 2*m+1)
-		d := ksDistance(xs, func(g float64) float64 { return SyncGapCDF(c.Nodes, c.K, c.Eta, g) })
+		d := mc.KSDistance(xs, func(g float64) float64 { return SyncGapCDF(c.Nodes, c.K, c.Eta, g) })
 		if crit := 1.95 / math.Sqrt(float64(len(xs))); d > crit {
 			t.Errorf("n = %d, k = %d, eta = %v: KS distance %.4f over %d gaps, above %.4f", c.Nodes, c.K, c.Eta, d, len(xs), crit)
 		}
@@ -208,7 +194,7 @@ func TestSingleNode(t *testing.T) {
 			t.Errorf("eta = %v: %d transmissions in 20000 intervals", c.Eta, m)
 		}
 		xs := thin(res.Gaps[0], 2)
-		d := ksDistance(xs, func(g float64) float64 { return SingleNodeGapCDF(c.Eta, g) })
+		d := mc.KSDistance(xs, func(g float64) float64 { return SingleNodeGapCDF(c.Eta, g) })
 		if crit := 1.95 / math.Sqrt(float64(len(xs))); d > crit {
 			t.Errorf("eta = %v: KS distance %.4f, above %.4f", c.Eta, d, crit)
 		}
