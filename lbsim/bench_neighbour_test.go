@@ -2,6 +2,7 @@ package lbsim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -41,9 +42,18 @@ func benchGraph(b *testing.B, name string, mk func(r *rand.Rand) (*graph.Graph, 
 func benchNeighbour(b *testing.B, g *graph.Graph) { benchNeighbourPolicy(b, g, NeighbourJSQ(g)) }
 
 func benchNeighbourPolicy(b *testing.B, g *graph.Graph, policy Policy) {
-	const lambda = 0.9
+	benchNeighbourAt(b, g, policy, 0.9)
+}
+
+// benchNeighbourAt is benchNeighbourPolicy at load lambda.
+func benchNeighbourAt(b *testing.B, g *graph.Graph, policy Policy, lambda float64) {
 	n := g.N()
-	meanDeg := 2 * float64(g.Edges()) / float64(n)
+	var meanDeg float64
+	if h, ok := g.PairHash(); ok {
+		meanDeg = h.P() * float64(n-1) // its Edges would make the lists
+	} else {
+		meanDeg = 2 * float64(g.Edges()) / float64(n)
+	}
 	rate := float64(n) * (lambda + lambda)
 	sc := Scenario{
 		Servers: n, Lambda: lambda, Policy: policy, Engine: EngineServers,
@@ -85,6 +95,33 @@ func BenchmarkNeighbourJSQScanErdosRenyiN1e5(b *testing.B) {
 	})
 	benchNeighbourPolicy(b, g, &neighbourJSQ{g: g, scanOnly: true})
 }
+
+// The Halfin-Whitt regime, lambda = 1 - 1/sqrt(N), on G(N, p) of mean degree
+// N^(3/4) (notebook 02, section 2): about sqrt(N) servers are idle, so an
+// idle neighbour is rare among the neighbours (probes fail) and a stored
+// graph's arrival scans its whole neighbourhood, while on the implicit graph
+// dispatch draws among the idle servers and tests pairs by hash (about
+// N^(1/4) tests). N = 3·10^4 on both (the stored graph: 270 MB), 10^5 and
+// 10^6 on the implicit one only (the stored one would need 2.2 and 126 GB).
+func benchHalfinWhitt(b *testing.B, n int, implicit bool) {
+	d := math.Pow(float64(n), 0.75)
+	var g *graph.Graph
+	if implicit {
+		g = benchGraph(b, fmt.Sprintf("erhw-implicit-%d", n), func(r *rand.Rand) (*graph.Graph, error) {
+			return graph.ErdosRenyiImplicit(n, d/float64(n-1), r.Uint64())
+		})
+	} else {
+		g = benchGraph(b, fmt.Sprintf("erhw-%d", n), func(r *rand.Rand) (*graph.Graph, error) {
+			return graph.ErdosRenyiMeanDegree(n, d, r)
+		})
+	}
+	benchNeighbourAt(b, g, NeighbourJSQ(g), 1-1/math.Sqrt(float64(n)))
+}
+
+func BenchmarkNeighbourJSQHalfinWhittStoredN3e4(b *testing.B)   { benchHalfinWhitt(b, 30000, false) }
+func BenchmarkNeighbourJSQHalfinWhittImplicitN3e4(b *testing.B) { benchHalfinWhitt(b, 30000, true) }
+func BenchmarkNeighbourJSQHalfinWhittImplicitN1e5(b *testing.B) { benchHalfinWhitt(b, 100000, true) }
+func BenchmarkNeighbourJSQHalfinWhittImplicitN1e6(b *testing.B) { benchHalfinWhitt(b, 1000000, true) }
 
 func BenchmarkNeighbourJSQRegular10N1e5(b *testing.B) {
 	g := benchGraph(b, "reg10", func(r *rand.Rand) (*graph.Graph, error) { return graph.RandomRegular(100000, 10, r) })

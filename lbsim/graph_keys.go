@@ -22,7 +22,17 @@ func declareGraphKeys() bool {
 // file and the implicit complete graph are loaded at once. Tasks have
 // origins. name is the policy's name before the graph's description.
 func newGraphPolicy(v *param.Values, name string, build func(*graph.Graph) Policy) (*lazyPolicy, error) {
-	sp := graph.SpecFromValues(v, v.Int(keyServers))
+	return newGraphPolicyOn(graph.SpecFromValues(v, v.Int(keyServers)), v, name, build)
+}
+
+// newListFreeGraphPolicy is newGraphPolicy for a policy that reads an
+// er-implicit graph through its PairHash only (neighbour-jsq), so that the
+// graph's size is not bounded by the cost of its lists.
+func newListFreeGraphPolicy(v *param.Values, name string, build func(*graph.Graph) Policy) (*lazyPolicy, error) {
+	return newGraphPolicyOn(graph.SpecFromValues(v, v.Int(keyServers)).ListFree(), v, name, build)
+}
+
+func newGraphPolicyOn(sp graph.Spec, v *param.Values, name string, build func(*graph.Graph) Policy) (*lazyPolicy, error) {
 	if err := sp.Check(v.String(keyPolicy)); err != nil {
 		return nil, err
 	}

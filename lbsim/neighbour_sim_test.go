@@ -110,6 +110,54 @@ func TestNeighbourCompleteIsJSQ(t *testing.T) {
 	}
 }
 
+// Neighbour-jsq on an implicit Erdős-Rényi graph (the level-by-level search
+// through the pair hash) and on a stored copy of the same graph (the scan of
+// the neighbour lists) are the same chain: q_1..q_4 must agree within 4
+// combined confidence half-widths (8 replications each, independent seeds).
+// The graph (N = 300, mean degree 4.5) is sparse enough that many arrivals
+// find no idle neighbour and search the busy levels, and dense enough in
+// places for levels to be drawn from (see dispatchPairs); lambda = 0.95 keeps
+// several levels occupied.
+func TestNeighbourImplicitERIsStoredER(t *testing.T) {
+	const n, lambda = 300, 0.95
+	implicit, err := graph.ErdosRenyiImplicit(n, 4.5/(n-1), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.NewBuilder(n)
+	for v := range n {
+		for _, u := range implicit.Neighbors(v) {
+			b.AddEdge(v, int(u))
+		}
+	}
+	stored, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := stored.PairHash(); ok || !stored.Equal(implicit) {
+		t.Fatal("the stored copy is not a stored graph with the same edges")
+	}
+	run := func(g *graph.Graph, seed uint64) *lbsim.Result {
+		res, err := lbsim.Run(context.Background(), lbsim.Scenario{
+			Servers: n, Lambda: lambda, Policy: lbsim.NeighbourJSQ(g), Horizon: 3000, Replications: 8, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, c := run(implicit, 1), run(stored, 2)
+	if at(a.Occupancy, 2) < 0.01 {
+		t.Fatalf("q_3 = %.4f: the busy levels are hardly searched, so this test would not test them", at(a.Occupancy, 2))
+	}
+	for i := 0; i < 4; i++ {
+		qa, qc := at(a.Occupancy, i), at(c.Occupancy, i)
+		ci := math.Hypot(at(a.OccupancyCI95, i), at(c.OccupancyCI95, i))
+		if math.Abs(qa-qc) > 4*ci+1e-9 {
+			t.Errorf("q_%d: implicit %.5f, stored %.5f (combined ci %.5f)", i+1, qa, qc, ci)
+		}
+	}
+}
+
 func at(xs []float64, i int) float64 {
 	if i < len(xs) {
 		return xs[i]

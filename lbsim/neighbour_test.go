@@ -42,6 +42,13 @@ func TestNeighbourDispatchMatchesRoute(t *testing.T) {
 		}
 		return g
 	}
+	implicitER := func(n int, p float64, key uint64) *graph.Graph {
+		g, err := graph.ErdosRenyiImplicit(n, p, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
 	graphs := []struct {
 		name string
 		g    *graph.Graph
@@ -54,6 +61,10 @@ func TestNeighbourDispatchMatchesRoute(t *testing.T) {
 		{"implicitK5", implicit5},
 		{"explicitK22", explicit22},
 		{"implicitK22", complete22},
+		// Implicit Erdős-Rényi: levels tested whole (12 * 0.5 < 8
+		// candidates expected) and levels drawn from first (200 * 0.3).
+		{"erImplicit12", implicitER(12, 0.5, 7)},
+		{"erImplicit200", implicitER(200, 0.3, 8)},
 	}
 	lengthsFor := func(n int, seed uint64) [][]int {
 		r := rand.New(rand.NewPCG(seed, 2))

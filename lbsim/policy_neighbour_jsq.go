@@ -27,6 +27,14 @@ import (
 // neighbour lists) it is JSQ: the engine keeps the servers sorted by length
 // and the choice is O(1) (State.RandomShortest).
 //
+// On an implicit Erdős-Rényi graph (graph.ErdosRenyiImplicit, topology
+// er-implicit), which has no lists either, Dispatch goes the other way round:
+// the engine keeps the servers sorted by length, and Dispatch looks for the
+// origin's neighbours among the shortest servers of the whole system, level by
+// level, testing each pair with the graph's hash (dispatchPairs). Below
+// saturation with many idle servers that costs about 1/p tests per arrival
+// whatever the degree, and no memory for the graph.
+//
 // g must have as many vertices as the system has servers (checked by Prepare)
 // and no self-loops. NeighbourJSQ implements ExactRouter; it is not an
 // OccupancyRouter (servers are not exchangeable on a general graph).
@@ -51,6 +59,9 @@ type neighbourJSQ struct {
 	complete  bool
 	off       []uint64
 	adj       []uint32
+	// pairs decides the edges of an implicit Erdős-Rényi graph (hashed).
+	pairs  graph.PairHash
+	hashed bool
 	// dense: the mean degree is at least probeMinDegree, so that most
 	// arrivals probe (full scan only).
 	dense bool
@@ -74,11 +85,19 @@ func (p *neighbourJSQ) UsesOrigin() bool { return true }
 // UsesShortestOrder reports true only on the implicit complete graph, where
 // Dispatch is State.RandomShortest; on other graphs keeping the servers
 // sorted would cost for nothing.
-func (p *neighbourJSQ) UsesShortestOrder() bool { return p.g != nil && p.g.IsComplete() }
+func (p *neighbourJSQ) UsesShortestOrder() bool {
+	if p.g == nil {
+		return false
+	}
+	_, hashed := p.g.PairHash()
+	return p.g.IsComplete() || hashed && !p.firstIdle
+}
 
 // usesIdleBits reports true on graphs with neighbour lists: the scan reads the
 // idle bits (see shortestAmong).
-func (p *neighbourJSQ) usesIdleBits() bool { return p.g != nil && !p.g.IsComplete() }
+func (p *neighbourJSQ) usesIdleBits() bool {
+	return p.g != nil && !p.g.IsComplete() && !p.UsesShortestOrder()
+}
 
 // checkGraph validates g against a system of n servers for the graph policies.
 func checkGraph(g *graph.Graph, n int) error {
@@ -99,7 +118,12 @@ func (p *neighbourJSQ) Prepare(sys System) (Policy, error) {
 		return nil, err
 	}
 	q := &neighbourJSQ{g: p.g, firstIdle: p.firstIdle, scanOnly: p.scanOnly, complete: p.g.IsComplete()}
-	if !q.complete {
+	q.pairs, q.hashed = p.g.PairHash()
+	q.hashed = q.hashed && !q.firstIdle
+	switch {
+	case q.hashed:
+		q.ties = make([]uint32, sys.N)
+	case !q.complete:
 		q.off, q.adj = p.g.Offsets(), p.g.Adjacency()
 		q.ties = make([]uint32, maxDegree(p.g)+1)
 		q.dense = !q.firstIdle && !q.scanOnly && len(q.adj) >= probeMinDegree*p.g.N()
@@ -123,6 +147,9 @@ func maxDegree(g *graph.Graph) int {
 func (p *neighbourJSQ) Dispatch(s *State, origin int, r *rand.Rand) int {
 	if p.complete {
 		return s.RandomShortest(r)
+	}
+	if p.hashed {
+		return dispatchPairs(s, p.pairs, origin, p.ties, r)
 	}
 	length := s.length
 	nb := p.adj[p.off[origin]:p.off[origin+1]]
@@ -207,7 +234,7 @@ func probeIdle(idle []uint64, origin int, nb []uint32, batches int, r *rand.Rand
 // On a dense graph, where Dispatch probes random candidates (see probeIdle)
 // rather than scanning, only the origin's offset is prefetched.
 func (p *neighbourJSQ) prefetchOrigin(origin int) {
-	if p.complete {
+	if p.complete || p.hashed {
 		return
 	}
 	if p.dense {
@@ -270,6 +297,63 @@ func shortestAmong(length []int32, idle []uint64, origin int, nb []uint32, ties 
 	}
 	return int(ties[bounded32(r, r.Uint32(), uint32(c))])
 }
+
+// dispatchPairs returns a uniformly random server among the shortest of
+// origin and its neighbours on an implicit Erdős-Rényi graph, from the full
+// length order of s (servers of length L are perm[start[L]:start[L+1]]),
+// using ties (len(ties) >= N) as scratch.
+//
+// It goes through the levels L = 0, 1, ... of the system: the first level
+// whose servers include a candidate (the origin or one of its neighbours,
+// h.Edge) is the shortest length among the candidates, and the result is
+// uniform among the candidates there. At a level expected to hold at least
+// rejectMinCandidates candidates it first draws servers of the level
+// uniformly at random, at most 4 times its size, and returns the first
+// candidate drawn: uniform among the level's candidates, in about
+// 1/p draws. If none is drawn (or the level is small), it tests the whole
+// level and picks uniformly among the candidates found, or moves up a level
+// when there are none. Both routes give the uniform law over the shortest
+// candidates; which one runs depends on the state only. The origin is a
+// candidate, so the search ends at its level at the latest.
+func dispatchPairs(s *State, h graph.PairHash, origin int, ties []uint32, r *rand.Rand) int {
+	perm, start, length := s.perm, s.start, s.length
+	pDensity := h.P()
+	for l := length[perm[0]]; l <= length[origin]; l++ {
+		level := perm[start[l]:start[l+1]]
+		size := uint32(len(level))
+		if size == 0 {
+			continue
+		}
+		if float64(size)*pDensity >= rejectMinCandidates {
+			for range 4 * uint64(size) {
+				u := int(level[bounded32(r, r.Uint32(), size)])
+				if u == origin || h.Edge(origin, u) {
+					return u
+				}
+			}
+		}
+		c := uint32(0)
+		for _, u := range level {
+			if int(u) == origin || h.Edge(origin, int(u)) {
+				ties[c] = uint32(u)
+				c++
+			}
+		}
+		switch {
+		case c == 1:
+			return int(ties[0])
+		case c > 1:
+			return int(ties[bounded32(r, r.Uint32(), c)])
+		}
+	}
+	panic("lbsim: neighbour-jsq: the origin's level holds no candidate (the length order is broken)")
+}
+
+// rejectMinCandidates is the expected number of candidates in a level above
+// which dispatchPairs draws servers of the level at random before testing all
+// of them: a level of that many candidates has none with probability about
+// e^-8 on a random graph, so the draws rarely end in a full test anyway.
+const rejectMinCandidates = 8
 
 // firstIdleFrom scans origin, nb[0], nb[1], ... cyclically from a uniformly
 // random position and returns the first idle server, or -1 if none is idle.
@@ -350,7 +434,7 @@ func neighbourCandidates(g *graph.Graph, origin int) []int {
 
 func init() {
 	mustRegister(PolicyDef{Name: "neighbour-jsq", Uses: graphKeys, Build: func(v *param.Values) (Policy, error) {
-		return newGraphPolicy(v, "neighbour-jsq(", NeighbourJSQ)
+		return newListFreeGraphPolicy(v, "neighbour-jsq(", NeighbourJSQ)
 	}})
 	// The first-idle scan from a random offset (NeighbourJSQFirstIdle): a
 	// different tie-break among idle neighbours, hence its own name.

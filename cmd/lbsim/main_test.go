@@ -343,6 +343,10 @@ func TestBadInput(t *testing.T) {
 			"radius = 0.7: the geometric graph on 1000000 servers would have about 1e+12 directed entries", ""},
 		{[]string{"run", "--servers", "1e5", "--lambda", "0.5", "--policy", "nbrw-jsqd", "--topology", "er", "--p", "0.5"},
 			"p = 0.5: the er graph on 100000 servers would have about 5e+09 directed entries", ""},
+		{[]string{"run", "--servers", "2e5", "--lambda", "0.5", "--policy", "neighbour-jsqd", "--d", "2", "--topology", "er-implicit", "--degree", "10"},
+			"servers = 200000: this policy needs the neighbour lists of er-implicit, made by testing all 2e+10 pairs", ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "er-implicit", "--degree", "20"},
+			"degree = 20: the mean degree of er-implicit must be > 0 and at most servers-1 (9)", ""},
 		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat", "random", "--types", "0"},
 			"types = 0: must be between 1", ""},
 		// Values that go into a Slurm script or a Kubernetes manifest (TestSlurmInjection, TestK8sInjection).
@@ -672,7 +676,7 @@ func TestTopologyBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{with(), "topology: required for neighbour-jsq; one of complete, er, regular, ring, torus, geometric, split, pendant"},
+		{with(), "topology: required for neighbour-jsq; one of complete, er, er-implicit, regular, ring, torus, geometric, split, pendant"},
 		{with("--topology", "tree"), `topology = "tree": must be one of`},
 		{with("--topology", "er", "--degree", "0"), "degree = 0: must be a finite degree > 0"},
 		{with("--topology", "er", "--degree", "10"), "degree = 10: the mean degree of er must be > 0 and at most servers-1 (9)"},

@@ -26,6 +26,14 @@
 // (Neighbors, Offsets, Adjacency, Validate, Equal, the analysis functions),
 // and equal those of the same edges stored explicitly.
 //
+// ErdosRenyiImplicit(n, p, key) is an implicit G(n, p) (topology
+// er-implicit): the pair {u, v} is an edge iff a keyed hash of the pair falls
+// below p (PairHash), so HasEdge is O(1) and the graph costs nothing however
+// dense. Neighbour JSQ reads it through PairHash only, searching the shortest
+// servers of the whole system for the origin's neighbours instead of scanning
+// the neighbourhood; anything that asks for the lists makes them by testing
+// all n(n-1)/2 pairs.
+//
 // Builder turns an edge list into a Graph (dedupe, sort, drop self-loops unless
 // KeepSelfLoops); ReadEdgeList and WriteEdgeList read and write the text form
 // "u v" per line with '#' comments. ToGonum, FromGonum and WriteDOT connect to

@@ -35,6 +35,7 @@ type Graph struct {
 	off      []uint64 // len n+1, nil for an implicit complete graph
 	adj      []uint32
 	shape    *implicit // non-nil for Ring, Circulant, Torus (off, adj nil)
+	hashed   *hashed   // non-nil for ErdosRenyiImplicit (off, adj nil)
 }
 
 // Complete returns the implicit complete graph K_n, which stores no edges.
@@ -68,7 +69,8 @@ func (g *Graph) Edges() int {
 	if g.shape != nil {
 		return g.n * g.shape.shape.degree() / 2
 	}
-	return (len(g.adj) + g.loops) / 2
+	_, adj := g.lists()
+	return (len(adj) + g.loops) / 2
 }
 
 // Degree returns the number of neighbours of v.
@@ -85,7 +87,8 @@ func (g *Graph) Degree(v int) int {
 		}
 		return g.shape.shape.degree()
 	}
-	return int(g.off[v+1] - g.off[v])
+	off, _ := g.lists()
+	return int(off[v+1] - off[v])
 }
 
 // Neighbors returns the neighbours of v in increasing order. The slice
@@ -120,6 +123,9 @@ func (g *Graph) HasEdge(u, v int) bool {
 		}
 		return false
 	}
+	if g.hashed != nil {
+		return g.hashed.pairs.Edge(u, v)
+	}
 	a, b := g.Neighbors(u), uint32(v)
 	if w := g.Neighbors(v); len(w) < len(a) {
 		a, b = w, uint32(u)
@@ -149,6 +155,9 @@ func (g *Graph) Bytes() int64 {
 		if g.shape.made.Load() {
 			off, adj = g.shape.off, g.shape.adj
 		}
+	}
+	if g.hashed != nil && g.hashed.made.Load() {
+		off, adj = g.hashed.off, g.hashed.adj
 	}
 	return int64(len(off))*8 + int64(len(adj))*4
 }

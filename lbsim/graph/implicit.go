@@ -112,6 +112,9 @@ func (sh Shape) degree() int {
 
 // lists returns g's stored lists, making them first for an implicit graph.
 func (g *Graph) lists() ([]uint64, []uint32) {
+	if g.hashed != nil {
+		return g.hashedLists()
+	}
 	if g.shape == nil {
 		return g.off, g.adj
 	}

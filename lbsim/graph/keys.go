@@ -31,10 +31,10 @@ const (
 var KeyNames = []string{KeyTopology, KeyDegree, KeyP, KeyRadius, KeySplit, KeyClique, KeyGraph, KeyGraphSeed}
 
 // Topologies are the values of the topology key, in the order of the help.
-var Topologies = []string{"complete", "er", "regular", "ring", "torus", "geometric", "split", "pendant"}
+var Topologies = []string{"complete", "er", "er-implicit", "regular", "ring", "torus", "geometric", "split", "pendant"}
 
 // randomTopology lists the topologies drawn from graph_seed.
-var randomTopology = map[string]bool{"er": true, "regular": true, "geometric": true}
+var randomTopology = map[string]bool{"er": true, "er-implicit": true, "regular": true, "geometric": true}
 
 // graphChoice: a graph is a topology with its parameters, or a file.
 var graphChoice = param.DesignOrFile{What: "graph", DesignKey: KeyTopology, FileKey: KeyGraph, Designs: Topologies,
@@ -42,14 +42,15 @@ var graphChoice = param.DesignOrFile{What: "graph", DesignKey: KeyTopology, File
 
 // topologyKeys lists, per topology, the graph keys it takes.
 var topologyKeys = map[string][]string{
-	"complete":  nil,
-	"er":        {KeyDegree, KeyP},
-	"regular":   {KeyDegree},
-	"ring":      {KeyDegree},
-	"torus":     nil,
-	"geometric": {KeyRadius},
-	"split":     {KeySplit},
-	"pendant":   {KeyClique},
+	"complete":    nil,
+	"er":          {KeyDegree, KeyP},
+	"er-implicit": {KeyDegree, KeyP},
+	"regular":     {KeyDegree},
+	"ring":        {KeyDegree},
+	"torus":       nil,
+	"geometric":   {KeyRadius},
+	"split":       {KeySplit},
+	"pendant":     {KeyClique},
 }
 
 // Keys declares the graph keys, used by no variant until a variant of the
@@ -70,10 +71,10 @@ func Keys() []param.Key {
 				"neighbours, or walkers move on it; of pair sampling: its edges are the pairs): torus needs servers = L*L; " +
 				"or give graph"},
 		{Name: KeyDegree, Kind: param.Float, Arg: "K", For: []string{}, Check: positive("degree"),
-			Doc: "mean degree of er (in (0, N-1]), degree of regular (integer in [1, N-1], N*K even), degree of " +
+			Doc: "mean degree of er and er-implicit (in (0, N-1]), degree of regular (integer in [1, N-1], N*K even), degree of " +
 				"ring (even integer in [2, N-1]: K/2 neighbours on each side)"},
 		{Name: KeyP, Kind: param.Float, Arg: "X", For: []string{}, Range: "in (0, 1]",
-			Doc: "edge probability of er, instead of degree", Check: func(x any, _ *param.Values) string {
+			Doc: "edge probability of er and er-implicit, instead of degree", Check: func(x any, _ *param.Values) string {
 				if p := x.(float64); !(p > 0 && p <= 1) {
 					return "must be an edge probability in (0, 1]"
 				}
@@ -88,7 +89,7 @@ func Keys() []param.Key {
 		{Name: KeyGraph, Kind: param.String, Arg: "FILE", For: []string{},
 			Doc: "edge-list file for the graph policies instead of topology: \"u v\" per line, 0-based ids below N, # comments"},
 		{Name: KeyGraphSeed, Kind: param.Uint, Arg: "S", For: []string{}, DefaultDoc: "seed",
-			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random topologies er, regular and geometric",
+			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random topologies er, er-implicit, regular and geometric",
 			Default: func(v *param.Values) (any, bool) {
 				// The topology is the topology key's, or the pairs key's
 				// of pair sampling (package pairs).
@@ -114,6 +115,7 @@ type Spec struct {
 	file     string
 	seed     uint64
 	hasSeed  bool
+	listFree bool        // the user reads er-implicit through its PairHash only
 	params   [][2]string // the topology parameter keys given, with their values
 }
 
@@ -156,16 +158,16 @@ func (sp Spec) Check(who string) error {
 	}
 	integer := func(x float64) bool { return x == math.Trunc(x) && math.Abs(x) < 1<<53 }
 	switch sp.topology {
-	case "er":
+	case "er", "er-implicit":
 		switch {
 		case sp.degree != 0 && sp.p != 0:
-			return fmt.Errorf("p = %v: topology er takes degree (mean degree) or p (edge probability), not both", sp.p)
+			return fmt.Errorf("p = %v: topology %s takes degree (mean degree) or p (edge probability), not both", sp.p, sp.topology)
 		case sp.degree == 0 && sp.p == 0:
-			return fmt.Errorf("degree: topology er needs degree (mean degree, in (0, servers-1]) or p (edge probability, in (0, 1])")
+			return fmt.Errorf("degree: topology %s needs degree (mean degree, in (0, servers-1]) or p (edge probability, in (0, 1])", sp.topology)
 		case sp.p != 0 && !(sp.p > 0 && sp.p <= 1):
 			return fmt.Errorf("p = %v: must be an edge probability in (0, 1]", sp.p)
 		case sp.degree != 0 && !(sp.degree > 0 && sp.degree <= float64(n-1)):
-			return fmt.Errorf("degree = %v: the mean degree of er must be > 0 and at most servers-1 (%d)", sp.degree, n-1)
+			return fmt.Errorf("degree = %v: the mean degree of %s must be > 0 and at most servers-1 (%d)", sp.degree, sp.topology, n-1)
 		}
 	case "regular":
 		switch {
@@ -219,10 +221,21 @@ func (sp Spec) checkEntries() error {
 	var key string
 	var value, degree float64
 	switch sp.topology {
-	case "er":
+	case "er", "er-implicit":
 		key, value, degree = KeyDegree, sp.degree, sp.degree
 		if sp.p != 0 {
 			key, value, degree = KeyP, sp.p, sp.p*(n-1)
+		}
+		if sp.topology == "er-implicit" {
+			if sp.listFree {
+				return nil
+			}
+			// Its lists are made by testing every pair.
+			if pairs := n * (n - 1) / 2; pairs > maxImplicitPairs {
+				return fmt.Errorf("servers = %d: this policy needs the neighbour lists of er-implicit, made by testing "+
+					"all %.3g pairs, more than %.3g; use neighbour-jsq (which needs no lists) or fewer servers",
+					sp.servers, pairs, float64(maxImplicitPairs))
+			}
 		}
 	case "regular", "ring":
 		key, value, degree = KeyDegree, sp.degree, sp.degree
@@ -239,6 +252,15 @@ func (sp Spec) checkEntries() error {
 	return nil
 }
 
+// maxImplicitPairs bounds the pairs tested to make the lists of an
+// er-implicit graph (about 20 seconds of hashing).
+const maxImplicitPairs = 1 << 33
+
+// ListFree returns sp for a user that reads an er-implicit graph only through
+// its PairHash (neighbour JSQ), never its lists: Check then sets no bound on
+// its size.
+func (sp Spec) ListFree() Spec { sp.listFree = true; return sp }
+
 // BuildGraph returns the graph that the graph keys of sp describe (after
 // defaults), on sp.servers vertices: for a graph policy, the topology
 //
@@ -246,6 +268,8 @@ func (sp Spec) checkEntries() error {
 //     with O(1) dispatch);
 //   - er: Erdos-Renyi G(N, p), with p given or p = degree/(N-1) for a mean
 //     degree;
+//   - er-implicit: the same law, stored nowhere: each pair is decided by a
+//     hash keyed from graph_seed (ErdosRenyiImplicit);
 //   - regular: a random degree-regular graph (N*degree even);
 //   - ring: the ring lattice with degree/2 neighbours on each side (degree
 //     even, < N);
@@ -290,6 +314,12 @@ func (sp Spec) Build() (*Graph, error) {
 		} else {
 			g, err = ErdosRenyiMeanDegree(n, sp.degree, rng)
 		}
+	case "er-implicit":
+		p := sp.p
+		if p == 0 {
+			p = min(1, sp.degree/float64(max(n-1, 1)))
+		}
+		g, err = ErdosRenyiImplicit(n, p, rng.Uint64())
 	case "regular":
 		g, err = RandomRegular(n, int(sp.degree), rng)
 	case "ring":
