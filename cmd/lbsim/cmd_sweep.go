@@ -34,7 +34,7 @@ func sweepFlags(c *sweepConfig) *flags {
 		"JOB_COMPLETION_INDEX", intValue(&c.shards))
 	f.add("resume", "", "skip the points already finished in --out (without it, finding one is an error)",
 		boolValue(&c.resume))
-	f.add("workers", "W", "cores to use (>= 0; default 0: one per core); points run in parallel, results "+
+	f.add("workers", "W", "cores to use (>= 0; default 0: one per core); points run in parallel, costliest first; results "+
 		"do not depend on it", intValue(&c.workers))
 	f.add("quiet", "", "no progress on stderr", boolValue(&c.quiet))
 	f.add("list", "", "only validate the sweep and print its points (index, parameters, seed), one JSON "+

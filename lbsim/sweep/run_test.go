@@ -293,3 +293,28 @@ func TestLoadCSVAndProvenance(t *testing.T) {
 		t.Errorf("provenance: %+v", p)
 	}
 }
+
+// Points run costliest first (the dispatch model's cost grows with N), ties in
+// point order: with one worker, the start times follow N = 200, 80, 80, 20
+// (points 1, 2, 3, 0), and the merged bytes are those of any other order
+// (TestShardsMergeToSameBytes runs the points in other orders through shards).
+func TestCostliestPointsFirst(t *testing.T) {
+	const spec = `{"name": "order", "seed": 3, "replications": 1,
+		"base": {"policy": "random", "lambda": 0.5, "horizon": 20},
+		"axes": [{"servers": [20, 200, 80, 80]}]}`
+	dir := t.TempDir()
+	runAll(t, spec, dir, Options{Workers: 1})
+	started := make([]time.Time, 4)
+	for i := range started {
+		rec, err := ReadPoint(PointFile(dir, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		started[i] = rec.Started
+	}
+	order := []int{0, 1, 2, 3}
+	slices.SortStableFunc(order, func(a, b int) int { return started[a].Compare(started[b]) })
+	if !slices.Equal(order, []int{1, 2, 3, 0}) {
+		t.Errorf("points started in the order %v, want [1 2 3 0] (costliest first, ties in point order)", order)
+	}
+}
