@@ -82,9 +82,10 @@ func (p *neighbourJSQ) Name() string {
 // UsesOrigin reports true: the choice depends on where the task appears.
 func (p *neighbourJSQ) UsesOrigin() bool { return true }
 
-// UsesShortestOrder reports true only on the implicit complete graph, where
-// Dispatch is State.RandomShortest; on other graphs keeping the servers
-// sorted would cost for nothing.
+// UsesShortestOrder reports true on the implicit complete graph, where
+// Dispatch is State.RandomShortest, and on an implicit Erdős-Rényi graph,
+// where dispatchPairs reads the servers level by level; on graphs with
+// neighbour lists keeping the servers sorted would cost for nothing.
 func (p *neighbourJSQ) UsesShortestOrder() bool {
 	if p.g == nil {
 		return false
@@ -93,8 +94,8 @@ func (p *neighbourJSQ) UsesShortestOrder() bool {
 	return p.g.IsComplete() || hashed && !p.firstIdle
 }
 
-// usesIdleBits reports true on graphs with neighbour lists: the scan reads the
-// idle bits (see shortestAmong).
+// usesIdleBits reports true on graphs whose neighbour lists Dispatch reads:
+// the scan reads the idle bits (see shortestAmong).
 func (p *neighbourJSQ) usesIdleBits() bool {
 	return p.g != nil && !p.g.IsComplete() && !p.UsesShortestOrder()
 }
