@@ -3,8 +3,6 @@ package graph
 import (
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
 )
@@ -38,10 +36,7 @@ func (h PairHash) P() float64 { return float64(h.below) / (1 << 53) }
 // lists, made at most once on demand.
 type hashed struct {
 	pairs PairHash
-	once  sync.Once
-	made  atomic.Bool
-	off   []uint64
-	adj   []uint32
+	lists lazyLists
 }
 
 // ErdosRenyiImplicit returns a G(n, p) random graph that stores no edges:
@@ -73,27 +68,21 @@ func (g *Graph) PairHash() (PairHash, bool) {
 	return g.hashed.pairs, true
 }
 
-// hashedLists makes the lists of an implicit Erdős-Rényi graph, testing every
-// pair once (row by row, so the lists come out sorted).
-func (g *Graph) hashedLists() ([]uint64, []uint32) {
-	h := g.hashed
-	h.once.Do(func() {
-		n := g.n
-		off := make([]uint64, n+1)
-		var adj []uint32
-		if n > 1 {
-			adj = make([]uint32, 0, int(float64(n)*float64(n-1)*h.pairs.P()*1.01)+64)
-		}
-		for v := range n {
-			for u := range n {
-				if h.pairs.Edge(u, v) {
-					adj = append(adj, uint32(u))
-				}
+// lists computes the lists of the graph on n vertices, testing every pair
+// (row by row, so the lists come out sorted).
+func (h PairHash) lists(n int) ([]uint64, []uint32) {
+	off := make([]uint64, n+1)
+	var adj []uint32
+	if n > 1 {
+		adj = make([]uint32, 0, int(float64(n)*float64(n-1)*h.P()*1.01)+64)
+	}
+	for v := range n {
+		for u := range n {
+			if h.Edge(u, v) {
+				adj = append(adj, uint32(u))
 			}
-			off[v+1] = uint64(len(adj))
 		}
-		h.off, h.adj = off, adj
-		h.made.Store(true)
-	})
-	return h.off, h.adj
+		off[v+1] = uint64(len(adj))
+	}
+	return off, adj
 }

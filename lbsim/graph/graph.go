@@ -150,14 +150,11 @@ func (g *Graph) Adjacency() []uint32 { _, adj := g.lists(); return adj }
 // those made so far).
 func (g *Graph) Bytes() int64 {
 	off, adj := g.off, g.adj
-	if g.shape != nil {
-		off, adj = nil, nil
-		if g.shape.made.Load() {
-			off, adj = g.shape.off, g.shape.adj
-		}
-	}
-	if g.hashed != nil && g.hashed.made.Load() {
-		off, adj = g.hashed.off, g.hashed.adj
+	switch {
+	case g.shape != nil:
+		off, adj = g.shape.lists.madeSoFar()
+	case g.hashed != nil:
+		off, adj = g.hashed.lists.madeSoFar()
 	}
 	return int64(len(off))*8 + int64(len(adj))*4
 }

@@ -30,10 +30,33 @@ type Shape struct {
 // implicit holds a Shape and the stored lists, made at most once.
 type implicit struct {
 	shape Shape
-	once  sync.Once
-	made  atomic.Bool // set once off and adj are made (for Bytes)
-	off   []uint64
-	adj   []uint32
+	lists lazyLists
+}
+
+// lazyLists holds the CSR lists of a graph that computes its edges (Ring,
+// Circulant, Torus, ErdosRenyiImplicit), made at most once, on demand.
+type lazyLists struct {
+	once sync.Once
+	made atomic.Bool // set once off and adj are made (for Bytes)
+	off  []uint64
+	adj  []uint32
+}
+
+// get returns the lists, making them with mk on the first call.
+func (l *lazyLists) get(mk func() ([]uint64, []uint32)) ([]uint64, []uint32) {
+	l.once.Do(func() {
+		l.off, l.adj = mk()
+		l.made.Store(true)
+	})
+	return l.off, l.adj
+}
+
+// madeSoFar returns the lists if they have been made, nil otherwise.
+func (l *lazyLists) madeSoFar() ([]uint64, []uint32) {
+	if !l.made.Load() {
+		return nil, nil
+	}
+	return l.off, l.adj
 }
 
 // Circulant returns the implicit circulant graph on n vertices with the
@@ -112,26 +135,27 @@ func (sh Shape) degree() int {
 
 // lists returns g's stored lists, making them first for an implicit graph.
 func (g *Graph) lists() ([]uint64, []uint32) {
-	if g.hashed != nil {
-		return g.hashedLists()
+	switch {
+	case g.hashed != nil:
+		return g.hashed.lists.get(func() ([]uint64, []uint32) { return g.hashed.pairs.lists(g.n) })
+	case g.shape != nil:
+		return g.shape.lists.get(func() ([]uint64, []uint32) { return g.shape.shape.lists(g.n) })
 	}
-	if g.shape == nil {
-		return g.off, g.adj
-	}
-	im := g.shape
-	im.once.Do(func() {
-		n, d := g.n, im.shape.degree()
-		im.off = make([]uint64, n+1)
-		im.adj = make([]uint32, n*d)
-		for v := range n {
-			l := im.adj[v*d : (v+1)*d]
-			for i := range l {
-				l[i] = uint32(im.shape.neighbor(n, v, i))
-			}
-			slices.Sort(l)
-			im.off[v+1] = uint64((v + 1) * d)
+	return g.off, g.adj
+}
+
+// lists computes the lists of the shape on n vertices.
+func (sh Shape) lists(n int) ([]uint64, []uint32) {
+	d := sh.degree()
+	off := make([]uint64, n+1)
+	adj := make([]uint32, n*d)
+	for v := range n {
+		l := adj[v*d : (v+1)*d]
+		for i := range l {
+			l[i] = uint32(sh.neighbor(n, v, i))
 		}
-		im.made.Store(true)
-	})
-	return im.off, im.adj
+		slices.Sort(l)
+		off[v+1] = uint64((v + 1) * d)
+	}
+	return off, adj
 }
