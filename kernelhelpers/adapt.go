@@ -235,3 +235,24 @@ func DiffusionSamples(res *lbsim.Result, level int, from float64) []float64 {
 	}
 	return out
 }
+
+// Occ is the estimate of q_i (i >= 1) from a run's replications.
+func Occ(res *lbsim.Result, i int) Estimate {
+	xs := make([]float64, len(res.PerReplication))
+	for r, rep := range res.PerReplication {
+		if i-1 < len(rep.Occupancy) {
+			xs[r] = rep.Occupancy[i-1]
+		}
+	}
+	return Reps(xs)
+}
+
+// Sojourn is the estimate of the mean time in system from a run's
+// replications.
+func Sojourn(res *lbsim.Result) Estimate {
+	xs := make([]float64, len(res.PerReplication))
+	for r, rep := range res.PerReplication {
+		xs[r] = rep.MeanSojourn
+	}
+	return Reps(xs)
+}

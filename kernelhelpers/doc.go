@@ -45,12 +45,22 @@
 //   - Quick reports quick mode (LBSIM_QUICK=1, as in make test), and
 //     Pick(quick, full) chooses a parameter by mode: Horizon: kh.Pick(2000.0, 20000.0).
 //   - Must(v, err) returns v or fails the cell: res := kh.Must(lbsim.Run(ctx, sc)).
-//   - Check(name, got, want, tol, why) prints one line (name, got, want,
-//     |diff|, tol and the reason for the tolerance) after PASS or FAIL, and
-//     fails the cell on FAIL; CheckThat(name, ok, format, args...) does the
-//     same for a claim stated as a condition. A check must be one a wrong
-//     simulator would fail; an identity that holds by construction is named
-//     a sanity check.
+//   - The evidence layer (evidence.go, on lbsim/evidence): Agree(name, est,
+//     ref, Need(0.05)) compares an Estimate (Reps of replications, Occ and
+//     Sojourn of a run, FromCI95, Slope of a fit) with a reference that
+//     carries its own error (Exact with its bound, or another estimate) by a
+//     t test at a stated level (AtLevel, default 1%), and prints one line
+//     with the test and what it detects with 80% power, absolute and
+//     relative; it fails the cell when the test rejects or when it cannot
+//     detect the deviation the claim needs (weak evidence). Less(name, a, b)
+//     shows a < b one-sidedly. ControlAgree and ControlLess run the same
+//     check on a deliberately wrong model: a line starting CONTROL, and a
+//     failed cell when the wrong model is not rejected. Sanity(name, got,
+//     want, tol, why) prints an identity that holds by construction, with
+//     no power claim.
+//   - Check(name, got, want, tol, why) and CheckThat(name, ok, format, ...)
+//     are the older checks with a hand-set tolerance, which print no power;
+//     notebooks move to the evidence layer.
 //   - Keep(name, v) and Recall(name, &v) carry values from cell to cell (GoNB
 //     runs each cell as a new program); MustKeep and MustRecall[T](name) fail
 //     the cell on error. DataPath finds the repository's data/ directory;

@@ -44,9 +44,11 @@ func MaxDistance(a, b [][]float64, levels int) (float64, error) {
 
 // PowerLaw is y = Prefactor * x^Exponent fitted by least squares on log-log
 // axes; ExponentSE is the standard error of the exponent (ordinary least
-// squares, from the residuals: NaN with two points).
+// squares, from the residuals: NaN with two points); Points the number of
+// points fitted (Slope makes an estimate of the exponent from it).
 type PowerLaw struct {
 	Exponent, Prefactor, ExponentSE float64
+	Points                          int
 }
 
 // FitPowerLaw fits y = C x^p to points with x, y > 0 by a straight line
@@ -67,7 +69,7 @@ func FitPowerLaw(x, y []float64) (PowerLaw, error) {
 		return PowerLaw{}, errors.New("kernelhelpers.FitPowerLaw: needs at least two distinct x")
 	}
 	alpha, beta := stat.LinearRegression(lx, ly, nil, false)
-	fit := PowerLaw{Exponent: beta, Prefactor: math.Exp(alpha), ExponentSE: math.NaN()}
+	fit := PowerLaw{Exponent: beta, Prefactor: math.Exp(alpha), ExponentSE: math.NaN(), Points: len(x)}
 	if n := len(lx); n > 2 {
 		rss := 0.0
 		for k := range lx {

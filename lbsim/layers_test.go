@@ -31,7 +31,7 @@ func ourImports(t *testing.T, root, pkg string, seen map[string]bool) {
 func TestImportsPointDown(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
-	for _, pkg := range []string{"lbsim/mc", "lbsim/param", "lbsim/model", "lbsim/sweep", "lbsim/service", "lbsim/pairs", "lbsim/redundancy", "lbsim/admission", "lbsim/csma", "lbsim/flows", "lbsim/trickle",
+	for _, pkg := range []string{"lbsim/mc", "lbsim/evidence", "lbsim/param", "lbsim/model", "lbsim/sweep", "lbsim/service", "lbsim/pairs", "lbsim/redundancy", "lbsim/admission", "lbsim/csma", "lbsim/flows", "lbsim/trickle",
 		"lbsim/graph", "lbsim/compat", "lbsim/meanfield", "lbsim/cavity"} {
 		seen := map[string]bool{}
 		ourImports(t, root, module+pkg, seen)
