@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Stamp an executed notebook and take its thumbnail (used by scripts/run-notebooks.sh only).
 
-  nbstamp.py stamp EXECUTED.ipynb --mode quick|full --commit SHA --dirty 0|1 --seconds S --go VERSION
+  nbstamp.py stamp EXECUTED.ipynb --mode quick|full --commit SHA --dirty 0|1 --seconds S --go VERSION [--quick-seconds Q]
       Puts (or replaces) the first cell, a markdown cell with id "lbsim-executed", stating the
-      commit, the date, the mode and the run time of this execution, and records the same in the
+      commit, the date, the mode and the run time of this execution (and, with --quick-seconds, the
+      time of the quick-mode run that `make reproduce` makes just before), and records the same in the
       notebook's metadata "lbsim" -> "executed", with "sources_sha256": the hash of every other
       cell's type and source (kernelhelpers' saved-notebook test recomputes it, so a notebook whose
       cells changed after it was executed is caught as stale).
@@ -77,7 +78,10 @@ def stamp(args):
     body = (
         f"*Executed with lbsim commit `{short}`{dirty} on {now:%Y-%m-%d} at {now:%H:%M} UTC, in {mode}: "
         f"{duration(args.seconds)} of wall time on {machine()} (load average {load:.1f} at the end), "
-        f"Go {args.go.removeprefix('go')}. The outputs below come from that run; `make reproduce` runs every notebook again "
+        f"Go {args.go.removeprefix('go')}."
+        + (f" Quick mode (`LBSIM_QUICK=1`, what CI runs) passed just before on the same machine in {duration(args.quick_seconds)}."
+           if args.quick_seconds is not None else "")
+        + f" The outputs below come from that run; `make reproduce` runs every notebook again "
         f"in full mode and rewrites them in place.*"
     )
     cell = {"cell_type": "markdown", "id": STAMP_ID, "metadata": {}, "source": body}
@@ -89,6 +93,7 @@ def stamp(args):
         "date": now.isoformat().replace("+00:00", "Z"),
         "mode": args.mode,
         "wall_seconds": round(args.seconds, 1),
+        **({"quick_wall_seconds": round(args.quick_seconds, 1)} if args.quick_seconds is not None else {}),
         "go": args.go,
         "sources_sha256": sources_sha256(cells),
     }
@@ -131,6 +136,7 @@ def main():
     s.add_argument("--dirty", choices=["0", "1"], required=True)
     s.add_argument("--seconds", type=float, required=True)
     s.add_argument("--go", required=True)
+    s.add_argument("--quick-seconds", type=float, default=None)
     t = sub.add_parser("thumbnail")
     t.add_argument("notebook")
     t.add_argument("out")
