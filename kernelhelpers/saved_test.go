@@ -18,13 +18,7 @@ const stampID = "lbsim-executed"
 
 // savedNotebook is the part of a .ipynb file the saved-notebook test reads.
 type savedNotebook struct {
-	Cells []struct {
-		ID             string            `json:"id"`
-		CellType       string            `json:"cell_type"`
-		Source         json.RawMessage   `json:"source"`
-		ExecutionCount *int              `json:"execution_count"`
-		Outputs        []json.RawMessage `json:"outputs"`
-	} `json:"cells"`
+	Cells    []savedCell `json:"cells"`
 	Metadata struct {
 		Lbsim struct {
 			Executed *struct {
@@ -36,6 +30,15 @@ type savedNotebook struct {
 			} `json:"executed"`
 		} `json:"lbsim"`
 	} `json:"metadata"`
+}
+
+// savedCell is one cell of a savedNotebook.
+type savedCell struct {
+	ID             string            `json:"id"`
+	CellType       string            `json:"cell_type"`
+	Source         json.RawMessage   `json:"source"`
+	ExecutionCount *int              `json:"execution_count"`
+	Outputs        []json.RawMessage `json:"outputs"`
 }
 
 // cellText joins a cell's source, stored as a string or a list of lines.
