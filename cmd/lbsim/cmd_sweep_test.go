@@ -138,6 +138,17 @@ func TestSweepBadInput(t *testing.T) {
 		{cliSweep, []string{"--shard", "3/3"}, `shard = "3/3"`},
 		{cliSweep, []string{"--shards", "2"}, "only with JOB_COMPLETION_INDEX"},
 		{cliSweep, []string{"--workers", "-1"}, "workers = -1"},
+		// A name goes into file names, scripts and manifests: letters, digits, '.', '_', '-' only.
+		{`{"name": "a\rkind: Pod", "seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
+			nil, `name = "a\rkind: Pod": must be 1 to 100 letters`},
+		{`{"name": "a\u2028b", "seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
+			nil, "must be 1 to 100 letters"},
+		{`{"name": "-x", "seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
+			nil, "starting with a letter or digit"},
+		{`{"name": "a'b", "seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
+			nil, "must be 1 to 100 letters"},
+		{`{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
+			[]string{"--workers", "1", "--workers", "2"}, "--workers given twice"},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)
@@ -147,6 +158,20 @@ func TestSweepBadInput(t *testing.T) {
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("lbsim %v: created %s although the input is invalid", tc.args, out)
+		}
+	}
+	// YAML: a key given twice is refused, at the top and inside the base.
+	for _, y := range []string{
+		"seed: 1\nseed: 2\nreplications: 1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5]}]\n",
+		"seed: 1\nreplications: 1\nbase: {servers: 10, policy: jsq, servers: 20}\naxes: [{lambda: [0.5]}]\n",
+	} {
+		p := filepath.Join(t.TempDir(), "dup.yaml")
+		if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := cli(t, context.Background(), "sweep", p, "--out", filepath.Join(dir, "never"))
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "given twice (give each key once)") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("YAML %q: exit %d, stdout %q, stderr %q; want exit 2 and one line: given twice", y, code, stdout, stderr)
 		}
 	}
 	if code, _, stderr := cli(t, context.Background(), "sweep", writeSpec(t, cliSweep)); code != exitUsage ||

@@ -23,7 +23,29 @@ type flags struct {
 	*flag.FlagSet
 	order       []string
 	placeholder map[string]string
+	once        bool // every flag's value wrapped in onceValue
 }
+
+// onceValue refuses a second value for its flag: a flag given twice would
+// otherwise keep the last value silently.
+type onceValue struct {
+	flag.Value
+	name string
+	set  bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("--%s given twice (give each flag once)", o.name)
+	}
+	o.set = true
+	return o.Value.Set(s)
+}
+
+// onceBool is onceValue for a boolean flag (--flag without a value).
+type onceBool struct{ *onceValue }
+
+func (o onceBool) IsBoolFlag() bool { return true }
 
 func newFlags(name string) *flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -42,6 +64,17 @@ func (f *flags) add(name, placeholder, usage string, v flag.Value) {
 // parse parses args, which may mix flags and positional arguments in any
 // order ("--" ends the flags), and returns the positional arguments.
 func (f *flags) parse(args []string) ([]string, error) {
+	if !f.once {
+		f.once = true
+		f.VisitAll(func(fl *flag.Flag) {
+			o := &onceValue{Value: fl.Value, name: fl.Name}
+			if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				fl.Value = onceBool{o}
+			} else {
+				fl.Value = o
+			}
+		})
+	}
 	var positional []string
 	for {
 		if err := f.Parse(args); err != nil {

@@ -106,7 +106,10 @@ func TestK8sInjection(t *testing.T) {
 	spec := writeSpec(t, cliSweep)
 	for _, payload := range injections {
 		for _, field := range []string{"image", "pvc", "mount", "out", "memory", "lbsim", "namespace", "name"} {
-			args := []string{"k8s", spec, "--image", "registry.example/lbsim:1"}
+			args := []string{"k8s", spec}
+			if field != "image" {
+				args = append(args, "--image", "registry.example/lbsim:1")
+			}
 			value := payload
 			if field == "mount" {
 				value = "/data" + payload

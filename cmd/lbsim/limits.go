@@ -22,6 +22,7 @@ func resourceFlags(args []string) ([]string, error) {
 	model.SetMemoryLimit(0)
 	model.SetEventLimit(0)
 	var rest []string
+	given := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -33,6 +34,10 @@ func resourceFlags(args []string) ([]string, error) {
 			rest = append(rest, a)
 			continue
 		}
+		if given[name] {
+			return nil, usageErr("--%s given twice (give each flag once)", name)
+		}
+		given[name] = true
 		if !hasValue {
 			if i+1 == len(args) {
 				return nil, usageErr("flag needs an argument: -%s", name)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -210,8 +211,19 @@ func TestBadInput(t *testing.T) {
 		"axes": [{"horizon": [10]}]}`)
 	caseSweep := writeFile(t, "casesweep.json", `{"seed": 1, "Seed": 2, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": [0.5]}]}`)
-	// with returns the arguments of a valid jsqd run, then extra.
+	// with returns the arguments of a valid jsqd run, then extra; a flag of
+	// the valid run that extra gives again is left out (a flag given twice is
+	// an error of its own, tested below with with2).
 	with := func(extra ...string) []string {
+		args := []string{"run"}
+		for _, kv := range [][2]string{{"--servers", "10"}, {"--lambda", "0.5"}, {"--policy", "jsqd"}} {
+			if !slices.Contains(extra, kv[0]) {
+				args = append(args, kv[0], kv[1])
+			}
+		}
+		return append(args, extra...)
+	}
+	with2 := func(extra ...string) []string {
 		return append([]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "jsqd"}, extra...)
 	}
 	cases := []struct {
@@ -238,6 +250,14 @@ func TestBadInput(t *testing.T) {
 		{with("--rates", "1x9,NaN"), "rates[9] = NaN", ""},
 		{with("--rates", "1,2,x"), "-rates: item \"x\"", ""},
 		{with("--origin-weights", "0x10"), "all zero", ""},
+		// Integers in decimal only; a flag given once.
+		{with("--seed", "0x10"), `invalid value "0x10" for flag -seed: want a decimal integer`, ""},
+		{with("--seed", "0b1"), "want a decimal integer", ""},
+		{with("--seed", "1_000"), "want a decimal integer", ""},
+		{with("--replications", "0o7"), "want a decimal integer", ""},
+		{with("--d", "2", "--d", "3"), "--d given twice (give each flag once)", ""},
+		{with2("--lambda", "0.6"), "--lambda given twice", ""},
+		{with("--max-events", "1e9", "--max-events", "1e10"), "--max-events given twice", ""},
 		{with("--horizon", "10", "--warmup", "10"), "warmup = 10: must be below the horizon (10)", ""},
 		// lbsim derives the default warmup -0.5 first and reports it (reported to the lead).
 		{with("--horizon", "-5"), "horizon = -5", "warmup = -0.5"},
@@ -682,7 +702,7 @@ func TestTopologyBadInput(t *testing.T) {
 		{with("--topology", "er", "--degree", "10"), "degree = 10: the mean degree of er must be > 0 and at most servers-1 (9)"},
 		{with("--topology", "er", "--p", "0"), "p = 0: must be an edge probability"},
 		{with("--topology", "ring", "--degree", "3"), "degree = 3: must be an even integer"},
-		{with("--topology", "regular", "--degree", "3", "--servers", "9"), "servers*degree must be even"},
+		{[]string{"run", "--servers", "9", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "regular", "--degree", "3"}, "servers*degree must be even"},
 		{with("--topology", "torus"), "servers = 10: topology torus needs servers to be a perfect square"},
 		{with("--topology", "geometric", "--radius", "2"), "radius = 2"},
 		{with("--topology", "split", "--split", "0"), "split = 0"},
@@ -792,10 +812,16 @@ func endlessPipe(t *testing.T, line string) string {
 // need a model's own keys go into TestBadInput.
 func TestEveryModelHostile(t *testing.T) {
 	dup := writeFile(t, "dup.json", `{"seed": 1, "seed": 2}`)
+	// 200 KB of nested brackets: refused by depth, in bounded memory.
+	nested := writeFile(t, "nested.json", strings.Repeat("[", 100000)+strings.Repeat("]", 100000))
+	nestedObj := writeFile(t, "nestedobj.json", strings.Repeat(`{"a":`, 20000)+"1"+strings.Repeat("}", 20000))
 	cases := []struct {
 		args []string
 		want string
 	}{
+		{[]string{nested}, "nested deeper than 100 levels"},
+		{[]string{nestedObj}, "nested deeper than 100 levels"},
+		{[]string{"--max-memory", "8GB", "--max-memory", "9GB"}, "--max-memory given twice"},
 		{[]string{"/dev/zero"}, `scenario file "/dev/zero": larger than 64 MiB`},
 		{[]string{dup}, `seed: duplicate key "seed"`},
 		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},

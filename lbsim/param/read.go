@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -93,8 +94,13 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 func checkKeys(data []byte, lower bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var walk func(path string) error
-	walk = func(path string) error {
+	// The path to the current value, as segments (".key", "[i]"), joined only
+	// for an error message: building it at every level would cost the square
+	// of the depth.
+	var path []string
+	where := func() string { return strings.TrimPrefix(strings.Join(path, ""), ".") }
+	var walk func() error
+	walk = func() error {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil // the decoder reports it
@@ -103,10 +109,16 @@ func checkKeys(data []byte, lower bool) error {
 		if !ok {
 			return nil
 		}
+		if len(path) >= MaxDepth {
+			return fmt.Errorf("nested deeper than %d levels", MaxDepth)
+		}
 		switch d {
 		case '[':
 			for i := 0; dec.More(); i++ {
-				if err := walk(fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				path = append(path, "["+strconv.Itoa(i)+"]")
+				err := walk()
+				path = path[:len(path)-1]
+				if err != nil {
 					return err
 				}
 			}
@@ -118,18 +130,20 @@ func checkKeys(data []byte, lower bool) error {
 					return nil
 				}
 				key, _ := tok.(string)
-				where := strings.TrimPrefix(path+"."+key, ".")
+				path = append(path, "."+key)
 				if prev, dup := seen[strings.ToLower(key)]; dup {
 					if prev == key {
-						return fmt.Errorf("%s: duplicate key %q (give each key once)", where, key)
+						return fmt.Errorf("%s: duplicate key %q (give each key once)", where(), key)
 					}
-					return fmt.Errorf("%s: keys %q and %q differ only in case (give each key once, in lower case)", where, prev, key)
+					return fmt.Errorf("%s: keys %q and %q differ only in case (give each key once, in lower case)", where(), prev, key)
 				}
 				if lower && key != strings.ToLower(key) {
-					return fmt.Errorf("%s: key %q must be lower case (%q)", where, key, strings.ToLower(key))
+					return fmt.Errorf("%s: key %q must be lower case (%q)", where(), key, strings.ToLower(key))
 				}
 				seen[strings.ToLower(key)] = key
-				if err := walk(where); err != nil {
+				err = walk()
+				path = path[:len(path)-1]
+				if err != nil {
 					return err
 				}
 			}
@@ -137,5 +151,9 @@ func checkKeys(data []byte, lower bool) error {
 		_, _ = dec.Token() // the closing delimiter
 		return nil
 	}
-	return walk("")
+	return walk()
 }
+
+// MaxDepth bounds the nesting of the JSON (and YAML) inputs lbsim reads;
+// every input it declares is a few levels deep.
+const MaxDepth = 100

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -363,9 +364,19 @@ func fromJSON(kind Kind, x any) (any, error) {
 	return bad()
 }
 
+// decimalNumber is a number in decimal notation, such as 12, 1e6 or 2.5e3.
+var decimalNumber = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
 // parseNumber parses a number of kind Int, Uint or Float, as written in JSON
 // or on the command line. Integers may be written like 1e6.
 func parseNumber(kind Kind, s string) (any, error) {
+	// Integers in decimal notation only: strconv and math/big also read base
+	// prefixes (0x10, 0b1, 0o7: --seed 010 would be 8) and digit separators
+	// (1_000), which give other values than a reader of the input sees.
+	// (Floats keep Go's hexadecimal form 0x1p-2, which cannot be misread.)
+	if kind != Float && !decimalNumber.MatchString(s) {
+		return nil, fmt.Errorf("%s: want a decimal integer", s)
+	}
 	switch kind {
 	case Int:
 		if i, err := strconv.ParseInt(s, 10, 0); err == nil {
@@ -376,7 +387,7 @@ func parseNumber(kind Kind, s string) (any, error) {
 		}
 		return nil, fmt.Errorf("%s: want an integer", s)
 	case Uint:
-		if u, err := strconv.ParseUint(s, 0, 64); err == nil {
+		if u, err := strconv.ParseUint(s, 10, 64); err == nil {
 			return u, nil
 		}
 		if i, ok := new(big.Float).SetString(s); ok && i.IsInt() && i.Sign() >= 0 {

@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/big"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,12 @@ import (
 	"github.com/lbsim/notebooks/lbsim/param"
 	"sigs.k8s.io/yaml"
 )
+
+// sweepName is what a sweep's name may hold: it goes into file names, job
+// names and the comments of scripts and manifests, so nothing that a shell,
+// YAML or a file system reads specially (slashes, spaces, quotes, line breaks
+// of any kind).
+var sweepName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Spec is a sweep: a base scenario, axes whose values vary it, the number of
 // replications of every point and the root seed. It is what a sweep file
@@ -103,8 +110,11 @@ func ReadSpec(path string) (*Spec, error) {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
-		if data, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, fmt.Errorf("%q: malformed YAML: %w", path, err)
+		// Strict: a key given twice is an error, not the last one kept.
+		if data, err = yaml.YAMLToJSONStrict(data); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+			msg = strings.ReplaceAll(msg, "already set in map", "given twice (give each key once)")
+			return nil, fmt.Errorf("%q: malformed YAML: %s", path, strings.Join(strings.Fields(msg), " "))
 		}
 	}
 	sw, err := ParseSpec(data)
@@ -140,8 +150,8 @@ func ParseSpec(data []byte) (*Spec, error) {
 	if sw.Base == nil {
 		sw.Base = map[string]json.RawMessage{}
 	}
-	if strings.ContainsAny(sw.Name, "/\\ \t\n") {
-		return nil, fmt.Errorf("name = %q: must not contain slashes or spaces", sw.Name)
+	if sw.Name != "" && (!sweepName.MatchString(sw.Name) || len(sw.Name) > 100) {
+		return nil, fmt.Errorf("name = %q: must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit", sw.Name)
 	}
 	for k := range sw.Base {
 		if err := checkKey(m, k); err != nil {
