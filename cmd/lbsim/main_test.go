@@ -250,6 +250,12 @@ func TestBadInput(t *testing.T) {
 		{with("--rates", "1x9,NaN"), "rates[9] = NaN", ""},
 		{with("--rates", "1,2,x"), "-rates: item \"x\"", ""},
 		{with("--origin-weights", "0x10"), "all zero", ""},
+		// Values whose cost was not estimated: a remap rate whose product with the
+		// bins overflows (was a panic), a first Trickle interval below the clock's
+		// resolution (was an endless loop).
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bins", "10", "--bin-remap-rate", "1e308", "--max-events", "0"}, "bin_remap_rate = 1e+308: the remap rate of all 10 bins together is not a finite number", ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bins", "10", "--bin-remap-rate", "1e12"}, "events", ""},
+		{[]string{"trickle", "--nodes", "10", "--imin", "5e-324"}, "imin = 5e-324: must be in [tau·2^-40, tau]", ""},
 		// Integers in decimal only; a flag given once.
 		{with("--seed", "0x10"), `invalid value "0x10" for flag -seed: want a decimal integer`, ""},
 		{with("--seed", "0b1"), "want a decimal integer", ""},
@@ -393,7 +399,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"trickle", "--nodes", "200", "--topology", "geometric", "--radius", "0.01", "--connected"}, "connected: the hearing graph (topology=geometric,radius=0.01, nodes = 200) has", ""},
 		{[]string{"trickle", "--nodes", "10", "--topology", "grid"}, "nodes = 10: topology grid needs nodes = L*L", ""},
 		{[]string{"trickle", "--nodes", "100", "--radius", "0.1"}, "radius = 0.1: only grid, torus and geometric take a radius", ""},
-		{[]string{"trickle", "--nodes", "100", "--imin", "2"}, "imin = 2: must be in (0, tau = 1]", ""},
+		{[]string{"trickle", "--nodes", "100", "--imin", "2"}, "imin = 2: must be in [tau·2^-40, tau] = [9.09e-13, 1]", ""},
 		{[]string{"trickle", "--nodes", "100", "--topology", "ring"}, `topology = "ring": must be one of complete, grid, torus, geometric`, ""},
 		{[]string{"trickle", "--nodes", "4", "--graph", selfPair, "--topology", "torus"}, "give topology or graph, not both", ""},
 		{[]string{"trickle", "--nodes", "1", "--graph", selfPair}, "graph = ", ""},

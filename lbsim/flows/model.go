@@ -190,8 +190,13 @@ var Model = &model.Model{
 		return o.Check()
 	},
 	Cost: func(v *param.Values) float64 {
-		// A departure for every arrival.
-		return 1 + 2*v.Float(keyLambda)*float64(v.Int(keyServers))*v.Float(model.KeyHorizon)*float64(v.Int(model.KeyReplications))
+		// A departure for every arrival, and the periodic remaps of bins
+		// (each bin at its own rate).
+		perTime := 2 * v.Float(keyLambda) * float64(v.Int(keyServers))
+		if v.Has(keyBinRemapRate) && v.Has(keyBins) {
+			perTime += v.Float(keyBinRemapRate) * float64(v.Int(keyBins))
+		}
+		return 1 + perTime*v.Float(model.KeyHorizon)*float64(v.Int(model.KeyReplications))
 	},
 }
 

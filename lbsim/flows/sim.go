@@ -639,6 +639,9 @@ func (o *Options) Check() error {
 	if !(p.RemapRate >= 0) || math.IsInf(p.RemapRate, 0) || (p.RemapRate > 0 && p.Policy != Bins) {
 		return fmt.Errorf("bin_remap_rate = %v: must be a finite rate >= 0, for policy bins only", p.RemapRate)
 	}
+	if math.IsInf(p.RemapRate*float64(p.Bins), 0) {
+		return fmt.Errorf("bin_remap_rate = %v: the remap rate of all %d bins together is not a finite number", p.RemapRate, p.Bins)
+	}
 	if !(o.Horizon > 0) || math.IsInf(o.Horizon, 0) {
 		return fmt.Errorf("horizon = %v: must be a finite time > 0", o.Horizon)
 	}

@@ -56,7 +56,7 @@ func newKeys() *param.Set {
 			}},
 		param.Key{Name: keyTau, Kind: param.Float, Arg: "T", DefaultDoc: "1", Default: param.Constant(1.0),
 			Doc: "interval length tau (Imax of the doubling); messages are counted per tau", Check: param.Positive("time")},
-		param.Key{Name: keyImin, Kind: param.Float, Arg: "T", DefaultDoc: "tau (no doubling)", Range: "in (0, tau]",
+		param.Key{Name: keyImin, Kind: param.Float, Arg: "T", DefaultDoc: "tau (no doubling)", Range: "in [tau·2^-40, tau]",
 			Doc:   "RFC 6206 doubling: a node's first interval has length imin, each next one twice the last, up to tau",
 			Check: param.Positive("time")},
 		param.Key{Name: keySync, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
@@ -209,11 +209,16 @@ func (h hearing) build() (*graph.Graph, error) {
 	return g, nil
 }
 
+// MaxDoublings bounds the doublings from imin to tau: imin >= tau·2^-MaxDoublings.
+const MaxDoublings = 40
+
 // validate checks what depends on several keys: imin below tau, the hearing
 // graph (its file read in full, its connectivity when asked).
 func validate(v *param.Values) error {
-	if v.Has(keyImin) && v.Float(keyImin) > v.Float(keyTau) {
-		return fmt.Errorf("%s = %v: must be in (0, tau = %v]", keyImin, v.Float(keyImin), v.Float(keyTau))
+	// At most 40 doublings from imin to tau: a shorter first interval is
+	// below the resolution of the simulated clock (it would not advance).
+	if v.Has(keyImin) && !(v.Float(keyImin) <= v.Float(keyTau) && v.Float(keyImin) >= math.Ldexp(v.Float(keyTau), -MaxDoublings)) {
+		return fmt.Errorf("%s = %v: must be in [tau·2^-%d, tau] = [%.3g, %v]", keyImin, v.Float(keyImin), MaxDoublings, math.Ldexp(v.Float(keyTau), -MaxDoublings), v.Float(keyTau))
 	}
 	h := hearingFromValues(v)
 	if err := h.check(v); err != nil {
@@ -245,7 +250,13 @@ var Model = &model.Model{
 	Run:      runPoint,
 	Validate: validate,
 	Cost: func(v *param.Values) float64 {
-		return 1 + 2*float64(v.Int(keyNodes))*v.Float(model.KeyHorizon)/v.Float(keyTau)*float64(v.Int(model.KeyReplications))
+		// Two events per node and interval, and the doublings from imin to
+		// tau at the start.
+		perNode := 2 * v.Float(model.KeyHorizon) / v.Float(keyTau)
+		if v.Has(keyImin) && v.Float(keyImin) > 0 {
+			perNode += 2 * math.Max(0, math.Log2(v.Float(keyTau))-math.Log2(v.Float(keyImin)))
+		}
+		return 1 + perNode*float64(v.Int(keyNodes))*float64(v.Int(model.KeyReplications))
 	},
 }
 

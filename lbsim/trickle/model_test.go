@@ -86,7 +86,8 @@ func TestModelInvalid(t *testing.T) {
 	}{
 		{map[string]any{"nodes": 200, "topology": "geometric", "radius": 0.01, "connected": true}, "connected: the hearing graph"},
 		{map[string]any{"nodes": 12, "topology": "torus"}, "nodes = 12: topology torus needs nodes = L*L"},
-		{map[string]any{"nodes": 12, "imin": 3.0, "tau": 2.0}, "imin = 3: must be in (0, tau = 2]"},
+		{map[string]any{"nodes": 12, "imin": 3.0, "tau": 2.0}, "imin = 3: must be in [tau·2^-40, tau] = [1.82e-12, 2]"},
+		{map[string]any{"nodes": 12, "imin": 5e-324}, "imin = 5e-324: must be in [tau·2^-40, tau]"},
 		{map[string]any{"nodes": 12, "topology": "geometric"}, "radius: topology geometric needs a radius"},
 	} {
 		if _, err := point(t, tc.kv); err == nil || !strings.Contains(err.Error(), tc.want) {
