@@ -200,6 +200,7 @@ func TestBadInput(t *testing.T) {
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	endless := endlessPipe(t, "1.5\n")
+	farID := writeFile(t, "farid.txt", "0 1\n1 4294967000\n")
 	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
 	thinCompat := writeFile(t, "thin.txt", "0 0\n1 1\n") // types 0 and 1 have one server each
@@ -256,6 +257,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bins", "10", "--bin-remap-rate", "1e308", "--max-events", "0"}, "bin_remap_rate = 1e+308: the remap rate of all 10 bins together is not a finite number", ""},
 		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bins", "10", "--bin-remap-rate", "1e12"}, "events", ""},
 		{[]string{"trickle", "--nodes", "10", "--imin", "5e-324"}, "imin = 5e-324: must be in [tau·2^-40, tau]", ""},
+		// A conflict file with one id near 2^32 (allocated 34 GB before the node-count check).
+		{[]string{"csma", "--conflict", farID}, "vertex 4294967000 out of range [0, 1048576)", ""},
 		// Integers in decimal only; a flag given once.
 		{with("--seed", "0x10"), `invalid value "0x10" for flag -seed: want a decimal integer`, ""},
 		{with("--seed", "0b1"), "want a decimal integer", ""},

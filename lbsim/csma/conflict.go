@@ -94,10 +94,12 @@ func Conflict(spec string, nodes int) (*graph.Graph, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if nodes <= 0 {
-		nodes = -1
+	var g *graph.Graph
+	if nodes > 0 {
+		g, err = graph.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), nodes)
+	} else { // ids bounded before the vertices are allocated
+		g, err = graph.ReadEdgeListUpTo(param.LimitReader(f, param.MaxDataFileBytes), MaxNodes)
 	}
-	g, err := graph.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), nodes)
 	if err != nil {
 		return nil, err
 	}

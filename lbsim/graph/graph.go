@@ -196,6 +196,7 @@ func (g *Graph) Materialize() (*Graph, error) {
 // bytes per edge until Build.
 type Builder struct {
 	n             int // < 0: inferred as max id + 1
+	limit         int // with n < 0: ids must be below it (0: MaxVertices)
 	KeepSelfLoops bool
 	us, vs        []uint32
 	maxID         int
@@ -235,6 +236,9 @@ func (b *Builder) check(u, v int, where func() string) error {
 	hi := b.n
 	if hi < 0 {
 		hi = MaxVertices
+		if b.limit > 0 {
+			hi = b.limit
+		}
 	}
 	for _, x := range [2]int{u, v} {
 		if x < 0 || x >= hi {

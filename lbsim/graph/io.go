@@ -19,11 +19,24 @@ import (
 // is the largest id plus one (so trailing isolated vertices are lost: pass n
 // to keep them). Duplicate edges are merged and self-loops dropped, as in a
 // Builder. Errors name the line.
-func ReadEdgeList(r io.Reader, n int) (*Graph, error) {
+func ReadEdgeList(r io.Reader, n int) (*Graph, error) { return readEdgeList(r, n, 0) }
+
+// ReadEdgeListUpTo is ReadEdgeList for a graph whose number of vertices is
+// the largest id plus one, with every id below maxN: an id beyond it is an
+// error naming its line, before anything is allocated for the vertices.
+func ReadEdgeListUpTo(r io.Reader, maxN int) (*Graph, error) {
+	if maxN < 1 || maxN > MaxVertices {
+		return nil, fmt.Errorf("graph: ReadEdgeListUpTo: maxN = %d must be in [1, %d]", maxN, MaxVertices)
+	}
+	return readEdgeList(r, -1, maxN)
+}
+
+func readEdgeList(r io.Reader, n, limit int) (*Graph, error) {
 	b := NewBuilder(n)
 	if b.err != nil {
 		return nil, b.err
 	}
+	b.limit = limit
 	err := edgelist.Read(r, edgelist.Format{Pkg: "graph", Want: "two vertex ids", IDs: [2]string{"vertex id", "vertex id"}},
 		func(line int, u, v uint32) error {
 			if err := b.check(int(u), int(v), func() string { return fmt.Sprintf("edge list line %d: edge", line) }); err != nil {

@@ -198,7 +198,7 @@ func (h hearing) build() (*graph.Graph, error) {
 			return nil, fmt.Errorf("%s = %q: %v", graph.KeyGraph, h.file, err)
 		}
 		defer f.Close()
-		if g, err = graph.ReadEdgeList(f, h.nodes); err != nil {
+		if g, err = graph.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), h.nodes); err != nil {
 			return nil, fmt.Errorf("%s = %q: %v (ids must be below nodes = %d)", graph.KeyGraph, h.file, err, h.nodes)
 		}
 	}

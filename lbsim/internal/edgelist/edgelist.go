@@ -39,6 +39,14 @@ func read(r io.Reader, f Format, weighted bool, pair func(line int, a, b uint32,
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
+	// bad reports a line's error, unless the line is the end of input cut
+	// short by a read error (a size limit): then that error is the cause.
+	bad := func(err error) error {
+		if !sc.Scan() && sc.Err() != nil {
+			return fmt.Errorf("%s: edge list line %d: %w", f.Pkg, line, sc.Err())
+		}
+		return err
+	}
 	for sc.Scan() {
 		line++
 		s := sc.Text()
@@ -50,13 +58,13 @@ func read(r io.Reader, f Format, weighted bool, pair func(line int, a, b uint32,
 			continue
 		}
 		if len(fields) != 2 && !(weighted && len(fields) == 3) {
-			return fmt.Errorf("%s: edge list line %d: want %s, got %d fields", f.Pkg, line, f.Want, len(fields))
+			return bad(fmt.Errorf("%s: edge list line %d: want %s, got %d fields", f.Pkg, line, f.Want, len(fields)))
 		}
 		var ids [2]uint32
 		for i, x := range fields[:2] {
 			v, err := strconv.ParseUint(x, 10, 32)
 			if err != nil {
-				return fmt.Errorf("%s: edge list line %d: bad %s %q", f.Pkg, line, f.IDs[i], x)
+				return bad(fmt.Errorf("%s: edge list line %d: bad %s %q", f.Pkg, line, f.IDs[i], x))
 			}
 			ids[i] = uint32(v)
 		}
@@ -64,7 +72,7 @@ func read(r io.Reader, f Format, weighted bool, pair func(line int, a, b uint32,
 		if len(fields) == 3 {
 			x, err := strconv.ParseFloat(fields[2], 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("%s: edge list line %d: bad weight %q (want a finite number)", f.Pkg, line, fields[2])
+				return bad(fmt.Errorf("%s: edge list line %d: bad weight %q (want a finite number)", f.Pkg, line, fields[2]))
 			}
 			w = x
 		}
