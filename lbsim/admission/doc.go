@@ -32,8 +32,8 @@
 //
 // # Thresholds are optimal among all policies (policy.go)
 //
-// This is a proof, checked numerically; the linear program was not kept
-// (below). Let c_k be the stationary weights of full admission (c_{k+1} =
+// This is a proof, checked numerically (and solved as a decision problem in
+// mdp.go, below). Let c_k be the stationary weights of full admission (c_{k+1} =
 // c_k lambda/mu(k+1), mu(k) = min(k, s)) on {0, ..., K}. A randomized
 // stationary policy p has the birth-death law x_k ∝ c_k u_k with u_0 = 1,
 // u_k = Π_{j<k} p(j), so 1 = u_0 >= u_1 >= ... >= u_K >= 0 (u_{K+1} = 0).
@@ -51,9 +51,19 @@
 // measure LP (maximise Σ r_k x_k over x >= 0, Σ x_k = 1, mu(k+1) x_{k+1} <=
 // lambda x_k) has the normalised level indicators as its vertices. Tests
 // check the identity to 1e-12 and that no policy beats tau*_s on 500
-// random policies per system, s = 10, 25, 50. (The LP itself, solved with
-// gonum's simplex, failed numerically: pi(0) ~ 1e-21 at s = 50 is below
-// the simplex's absolute tolerances of 1e-13 in any scaling tried.)
+// random policies per system, s = 10, 25, 50.
+//
+// # Every policy, as a decision problem (mdp.go)
+//
+// AdmissionMDP states the admission problem on a truncated state space as a
+// Markov decision process over every stationary policy (single or batch
+// arrivals). Relative value iteration brackets the optimal long-run revenue
+// (Odoni's bounds: a lower and an upper bound, not an estimate), and the
+// occupation-measure LP, solved with gonum's simplex in variables scaled by
+// the full-admission weights c_k (unscaled, pi(0) ~ 1e-21 at s = 50 falls
+// below the simplex's tolerances), gives the optimum for s <= 100. Tests
+// compare both with enumeration of the deterministic policies of small
+// problems and with R_s(tau*_s) for s = 20..100, to 1e-12.
 //
 // # QED limit (limit.go)
 //
