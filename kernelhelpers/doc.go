@@ -57,7 +57,8 @@
 //     check on a deliberately wrong model: a line starting CONTROL, and a
 //     failed cell when the wrong model is not rejected. Sanity(name, got,
 //     want, tol, why) prints an identity that holds by construction, with
-//     no power claim.
+//     no power claim; SanityAtMost(name, got, bound, tol, why) a bound that
+//     holds by construction.
 //   - Check(name, got, want, tol, why) and CheckThat(name, ok, format, ...)
 //     are the older checks with a hand-set tolerance, which print no power;
 //     notebooks move to the evidence layer.
