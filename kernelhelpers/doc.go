@@ -58,7 +58,10 @@
 //     failed cell when the wrong model is not rejected. Sanity(name, got,
 //     want, tol, why) prints an identity that holds by construction, with
 //     no power claim; SanityAtMost(name, got, bound, tol, why) a bound that
-//     holds by construction.
+//     holds by construction. Within(name, est, ref, margin) shows
+//     |est - ref| < margin by two one-sided tests (ControlWithin its
+//     control); SlopeOverReplications(x, ys) is the mean of per-replication
+//     power-law slopes as an estimate with R - 1 degrees of freedom.
 //   - Check(name, got, want, tol, why) and CheckThat(name, ok, format, ...)
 //     are the older checks with a hand-set tolerance, which print no power;
 //     notebooks move to the evidence layer.
