@@ -62,6 +62,9 @@
 //     |est - ref| < margin by two one-sided tests (ControlWithin its
 //     control); SlopeOverReplications(x, ys) is the mean of per-replication
 //     power-law slopes as an estimate with R - 1 degrees of freedom.
+//     EveryLess(name, a, b) shows an order between two laws at every level
+//     of their tails (ControlEveryLess its control; TailOf, TailLevels and
+//     ExactLaw make the estimates).
 //   - Check(name, got, want, tol, why) and CheckThat(name, ok, format, ...)
 //     are the older checks with a hand-set tolerance, which print no power;
 //     notebooks move to the evidence layer.

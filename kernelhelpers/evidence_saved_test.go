@@ -31,6 +31,8 @@ var (
 	typedTime   = regexp.MustCompile(`\b\d+(\.\d+)?\s*(s|min|minutes?|seconds?|hours?)\b`)
 	trackerTalk = regexp.MustCompile(`(?i)\bissues?\b|\btracker`)
 	decimal     = regexp.MustCompile(`\d+\.\d+`)
+	// "reproduces the paper's numbers" (or figures, results), not "the papers' claims".
+	overclaim = regexp.MustCompile(`(?i)reproduc\w* the papers?'?s? (own )?(numbers|figures|results|values)`)
 )
 
 // outputText is the text of a cell's outputs: streams, text/plain and text/html.
@@ -126,8 +128,8 @@ func auditNotebook(t *testing.T, nb savedNotebook) evidenceAudit {
 		bad("a tolerance of half its reference or more: %s", l)
 	}
 	for i, md := range markdown {
-		if strings.Contains(strings.ToLower(md), "reproduces the paper") {
-			bad("markdown cell %d claims to reproduce the paper", i+1)
+		if m := overclaim.FindString(md); m != "" {
+			bad("markdown cell %d claims more than it shows: %q", i+1, m)
 		}
 		if m := trackerTalk.FindString(md); m != "" {
 			bad("markdown cell %d speaks of %q", i+1, m)
@@ -195,7 +197,7 @@ func TestAuditNotebook(t *testing.T) {
 			savedCell{ID: "c", CellType: "markdown", Source: js("## What we found\n" + found)})
 		return nb
 	}
-	good := mk("# JSQ(2)", "q_2 sits at 0.729.", "kh.Agree(x)", pass, control, control)
+	good := mk("# JSQ(2): it reproduces the papers' claims, not their figures", "q_2 sits at 0.729.", "kh.Agree(x)", pass, control, control)
 	if a := auditNotebook(t, good); !a.layer || len(a.problems) != 0 || a.medianDetects != "0.16%" {
 		t.Fatalf("a notebook that meets the bar: %+v", a)
 	}

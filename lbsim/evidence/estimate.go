@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -159,3 +160,43 @@ func tQuantile(p, df float64) float64 {
 }
 
 func zQuantile(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
+
+// estimateJSON is an Estimate as JSON, which has no NaN or infinity: a
+// standard error that is NaN and degrees of freedom that are +Inf are
+// written as null.
+type estimateJSON struct {
+	Value  float64  `json:"value"`
+	SE     *float64 `json:"se"`
+	DF     *float64 `json:"df"`
+	Bound  float64  `json:"bound,omitempty"`
+	Method string   `json:"method,omitempty"`
+}
+
+// MarshalJSON writes e with a NaN standard error and +Inf degrees of freedom
+// as null, so that estimates can be kept from cell to cell (kh.Keep).
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	j := estimateJSON{Value: e.Value, Bound: e.Bound, Method: e.Method}
+	if !math.IsNaN(e.SE) {
+		j.SE = &e.SE
+	}
+	if !math.IsInf(e.DF, 1) {
+		j.DF = &e.DF
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Estimate) UnmarshalJSON(b []byte) error {
+	var j estimateJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Estimate{Value: j.Value, SE: math.NaN(), DF: math.Inf(1), Bound: j.Bound, Method: j.Method}
+	if j.SE != nil {
+		e.SE = *j.SE
+	}
+	if j.DF != nil {
+		e.DF = *j.DF
+	}
+	return nil
+}

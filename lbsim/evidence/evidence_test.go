@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -240,3 +241,22 @@ func TestBatchMeans(t *testing.T) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// Estimates go through JSON (kh.Keep) and come back the same, +Inf degrees
+// of freedom and a NaN standard error included.
+func TestEstimateJSON(t *testing.T) {
+	for _, e := range []Estimate{Exact(0.729, 1e-9), Replications([]float64{1, 2, 4}), Replications([]float64{1})} {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Estimate
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+		if !same(back.Value, e.Value) || !same(back.SE, e.SE) || !same(back.DF, e.DF) || back.Bound != e.Bound || back.Method != e.Method {
+			t.Errorf("%+v came back as %+v (%s)", e, back, b)
+		}
+	}
+}
