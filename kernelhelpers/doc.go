@@ -72,7 +72,9 @@
 //     runs each cell as a new program); MustKeep and MustRecall[T](name) fail
 //     the cell on error. DataPath finds the repository's data/ directory;
 //     RecomputeSweep re-runs points of a committed sweep from its sweep file
-//     and compares them with its CSV, column by column.
+//     and compares them with its CSV, column by column; SweepSizes,
+//     SweepPoint, RowFloat, RowOccupancy and RowEstimate read a committed
+//     sweep's rows (RowEstimate as an estimate over its replications).
 //   - MaxDistance(a, b, levels) is sup over times and levels of |a - b| for two
 //     trajectories on the same grid (a simulation against meanfield.Trajectory);
 //     FitPowerLaw(x, y) fits y = C x^p on log-log axes with the standard error
