@@ -64,7 +64,9 @@
 //     power-law slopes as an estimate with R - 1 degrees of freedom.
 //     EveryLess(name, a, b) shows an order between two laws at every level
 //     of their tails (ControlEveryLess its control; TailOf, TailLevels and
-//     ExactLaw make the estimates).
+//     ExactLaw make the estimates). FitLine fits a straight line through
+//     estimates by weighted least squares (its intercept and slope as
+//     estimates, the error widened when the points scatter beyond theirs).
 //   - Check(name, got, want, tol, why) and CheckThat(name, ok, format, ...)
 //     are the older checks with a hand-set tolerance, which print no power;
 //     notebooks move to the evidence layer.
