@@ -26,11 +26,12 @@ import (
 // The test logs, for every notebook, the counts the closing notes report.
 
 var (
-	oldCheck    = regexp.MustCompile(`want (\S+), \|diff\| \S+, tol (\S+)`)
-	detectsRel  = regexp.MustCompile(`detects \S+ \(([0-9.e+-]+)% of`)
-	typedTime   = regexp.MustCompile(`\b\d+(\.\d+)?\s*(s|min|minutes?|seconds?|hours?)\b`)
-	trackerTalk = regexp.MustCompile(`(?i)\bissues?\b|\btracker`)
-	decimal     = regexp.MustCompile(`\d+\.\d+`)
+	oldCheck     = regexp.MustCompile(`want (\S+), \|diff\| \S+, tol (\S+)`)
+	detectsRel   = regexp.MustCompile(`detects \S+ \(([0-9.e+-]+)% of`)
+	typedTime    = regexp.MustCompile(`\b\d+(\.\d+)?\s*(s|min|minutes?|seconds?|hours?)\b`)
+	trackerTalk  = regexp.MustCompile(`(?i)\bissues?\b|\btracker`)
+	decimal      = regexp.MustCompile(`\d+\.\d+`)
+	foundHeading = regexp.MustCompile(`(?m)^#+ What we found`)
 	// "reproduces the paper's numbers" (or figures, results), not "the papers' claims".
 	overclaim = regexp.MustCompile(`(?i)reproduc\w* the papers?'?s? (own )?(numbers|figures|results|values)`)
 )
@@ -139,7 +140,7 @@ func auditNotebook(t *testing.T, nb savedNotebook) evidenceAudit {
 				bad("the introduction types a run time %q; the stamp cell states them", m)
 			}
 		}
-		if strings.Contains(md, "What we found") {
+		if foundHeading.MatchString(md) {
 			for _, x := range decimal.FindAllString(md, -1) {
 				if !strings.Contains(outputs.String(), x) {
 					bad("What we found quotes %s, which no saved output prints", x)
