@@ -121,3 +121,29 @@ func TestModelSweep(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A sweep whose points are computed, not sampled (admission without
+// simulation: no replications of their own), merges into one row per point
+// with an empty replication cell, in both forms of the CSV.
+func TestMergeComputedPoints(t *testing.T) {
+	spec := writeSpec(t, `{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 20},
+		"axes": [{"beta": [0.5, 1]}]}`)
+	out := filepath.Join(t.TempDir(), "adm")
+	if code, _, stderr := cli(t, context.Background(), "sweep", spec, "--out", out); code != 0 {
+		t.Fatalf("sweep: exit %d, %s", code, stderr)
+	}
+	for _, extra := range [][]string{nil, {"--summary"}} {
+		csvPath := filepath.Join(t.TempDir(), "adm.csv")
+		if code, _, stderr := cli(t, context.Background(), append([]string{"merge", out, "--out", csvPath}, extra...)...); code != 0 {
+			t.Fatalf("merge %v: exit %d, %s", extra, code, stderr)
+		}
+		tab, err := sweep.LoadCSV(csvPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		thr, err := tab.Floats("optimal_threshold")
+		if err != nil || len(thr) != 2 || thr[0] != 3 || thr[1] != 4 {
+			t.Errorf("merge %v: optimal_threshold %v, %v; want [3 4]", extra, thr, err)
+		}
+	}
+}

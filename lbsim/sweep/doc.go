@@ -77,7 +77,10 @@
 //
 // Merge gathers the point files of all shards into one tidy CSV: one row per
 // point and replication (columns point, replication, the axis keys, seed,
-// then the model's per-replication figures) or, with Summary, one row per
+// then the model's per-replication figures; a point computed without
+// replications, whose figures carry no confidence interval, such as
+// admission without simulation, gives one row with an empty replication
+// cell) or, with Summary, one row per
 // point with the model's summary figures. Figures become columns as package
 // model says: a scalar is a column (and NAME_ci95 with a half-width), a
 // vector the columns NAME1..NAMEK padded to the longest. For dispatch these

@@ -193,7 +193,10 @@ func Merge(dir string, opt MergeOptions) (*Merged, error) {
 		if rec.Figures == nil {
 			return nil, fmt.Errorf("%q: no figures (a point file of an lbsim before models had figures); remove it and run the sweep again with --resume", PointFile(dir, pt.Index))
 		}
-		if len(rec.PerReplication) != sw.Replications {
+		// A point whose figures are computed, not sampled (admission without
+		// simulation), has no replications of its own; one with a confidence
+		// interval must have them all.
+		if len(rec.PerReplication) != sw.Replications && !(len(rec.PerReplication) == 0 && !sampled(rec.Figures)) {
 			return nil, fmt.Errorf("%q: %d replications, want %d", PointFile(dir, pt.Index), len(rec.PerReplication), sw.Replications)
 		}
 		recs[pt.Index], figs[pt.Index] = rec, rec
@@ -402,7 +405,7 @@ func writeCSV(sw *Spec, points []Point, recs []*PointRecord, summary bool) ([]by
 		if summary {
 			rows = append(rows, rec.Figures)
 		} else {
-			rows = append(rows, rec.PerReplication...)
+			rows = append(rows, replicationRows(rec)...)
 		}
 	}
 	figCols := layout(rows)
@@ -453,8 +456,12 @@ func writeCSV(sw *Spec, points []Point, recs []*PointRecord, summary bool) ([]by
 			n++
 			continue
 		}
-		for r, figs := range rec.PerReplication {
-			row := append(append(append(slices.Clone(head), strconv.Itoa(r)), params...), seed)
+		for r, figs := range replicationRows(rec) {
+			rep := strconv.Itoa(r)
+			if len(rec.PerReplication) == 0 {
+				rep = "" // a computed point: no replication
+			}
+			row := append(append(append(slices.Clone(head), rep), params...), seed)
 			if err := w.Write(append(row, figureRow(figs)...)); err != nil {
 				return nil, nil, 0, err
 			}
@@ -487,4 +494,25 @@ func (p *Provenance) Describe() string {
 	fmt.Fprintf(&b, "%d points × %d replications, %.0f s of computing on %d host(s) (longest point %.0f s), merged %s",
 		p.Points, p.Replications, p.Timings.PointSeconds, p.HostCount, p.Timings.MaxPointSeconds, p.Created.Format("2006-01-02 15:04 MST"))
 	return b.String()
+}
+
+// replicationRows is the figures of each replication of a point; a point
+// computed without replications (no figure sampled) gives one row, its own
+// figures.
+func replicationRows(rec *PointRecord) [][]model.Figure {
+	if len(rec.PerReplication) == 0 && !sampled(rec.Figures) {
+		return [][]model.Figure{rec.Figures}
+	}
+	return rec.PerReplication
+}
+
+// sampled reports whether any figure carries a confidence interval, i.e. was
+// estimated over replications.
+func sampled(figs []model.Figure) bool {
+	for _, f := range figs {
+		if f.CI95 != nil || f.VectorCI95 != nil {
+			return true
+		}
+	}
+	return false
 }
