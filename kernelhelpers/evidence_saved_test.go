@@ -3,7 +3,6 @@ package kernelhelpers
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -162,15 +161,7 @@ func TestNotebookEvidence(t *testing.T) {
 	onLayer := 0
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".ipynb")
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var nb savedNotebook
-		if err := json.Unmarshal(b, &nb); err != nil {
-			t.Fatal(err)
-		}
-		a := auditNotebook(t, nb)
+		a := auditNotebook(t, readSavedNotebook(t, f))
 		t.Logf("%-28s evidence layer %-5v checks %3d (with detects %3d), sanity %2d, controls %2d, median detects %s of the quantity",
 			name, a.layer, a.checks, a.withDetects, a.sanity, a.controls, a.medianDetects)
 		if a.layer {

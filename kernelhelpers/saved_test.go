@@ -41,6 +41,20 @@ type savedCell struct {
 	Outputs        []json.RawMessage `json:"outputs"`
 }
 
+// readSavedNotebook reads the notebook file path.
+func readSavedNotebook(t *testing.T, path string) savedNotebook {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb savedNotebook
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	return nb
+}
+
 // cellText joins a cell's source, stored as a string or a list of lines.
 func cellText(t *testing.T, raw json.RawMessage) string {
 	t.Helper()
@@ -71,14 +85,7 @@ func TestSavedNotebooks(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".ipynb")
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var nb savedNotebook
-			if err := json.Unmarshal(b, &nb); err != nil {
-				t.Fatal(err)
-			}
+			nb := readSavedNotebook(t, f)
 			ex := nb.Metadata.Lbsim.Executed
 			if ex == nil || len(nb.Cells) == 0 || nb.Cells[0].ID != stampID {
 				t.Fatalf("not saved with its outputs: run `make reproduce NOTEBOOKS=notebooks/%s.ipynb` and commit the result", name)

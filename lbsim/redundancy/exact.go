@@ -305,33 +305,28 @@ func Exact(dist *pairs.Dist, lambda float64, rates []float64, opts ExactOptions)
 // Lambda^m G_m with G_n = sum_U g_n(U), and the coefficients follow by
 // dividing the power series sum_n n G_n x^n by sum_n G_n x^n.
 func LightTraffic(dist *pairs.Dist, rates []float64, k int) ([]float64, error) {
-	rates, err := checkInput(dist, 1, rates)
-	if err != nil {
-		return nil, err
-	}
-	if k < 1 {
-		return nil, fmt.Errorf("redundancy: k = %d coefficients: must be >= 1", k)
-	}
-	s, err := newSystem(dist, rates)
+	s, err := lightSystem(dist, rates, k, "coefficients")
 	if err != nil {
 		return nil, err
 	}
 	return s.lightTraffic(k), nil
 }
 
-func (s *system) lightTraffic(k int) []float64 {
-	gs := make([]float64, k+1) // G_0..G_k
-	f := make([]float64, len(s.unions))
-	g := make([]float64, len(s.unions))
-	f[0] = 1
-	gs[0] = 1
-	for n := 1; n <= k; n++ {
-		s.level(f, g, 1)
-		f, g = g, f
-		for _, x := range f {
-			gs[n] += x
-		}
+// lightSystem checks the input of a light-traffic expansion to order k
+// (what names the k things asked for) and builds its system.
+func lightSystem(dist *pairs.Dist, rates []float64, k int, what string) (*system, error) {
+	rates, err := checkInput(dist, 1, rates)
+	if err != nil {
+		return nil, err
 	}
+	if k < 1 {
+		return nil, fmt.Errorf("redundancy: k = %d %s: must be >= 1", k, what)
+	}
+	return newSystem(dist, rates)
+}
+
+func (s *system) lightTraffic(k int) []float64 {
+	gs := s.levelSums(k) // G_0..G_k
 	// a = A / B with A_n = n G_n, B_n = G_n, B_0 = 1:
 	// a_n = A_n - sum_{j=1..n} B_j a_{n-j}.
 	a := make([]float64, k+1)

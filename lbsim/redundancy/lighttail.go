@@ -25,14 +25,7 @@ import (
 // sum over the sequences c_1..c_n of classes of prod_i p_{c_i} /
 // mu(S_{c_1} u ... u S_{c_i}), computed level by level on the unions.
 func LightTrafficLaw(dist *pairs.Dist, rates []float64, k int) ([]float64, error) {
-	rates, err := checkInput(dist, 1, rates)
-	if err != nil {
-		return nil, err
-	}
-	if k < 1 {
-		return nil, fmt.Errorf("redundancy: k = %d levels: must be >= 1", k)
-	}
-	s, err := newSystem(dist, rates)
+	s, err := lightSystem(dist, rates, k, "levels")
 	if err != nil {
 		return nil, err
 	}
