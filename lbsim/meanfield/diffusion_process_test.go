@@ -7,9 +7,9 @@ import (
 )
 
 // TestDiffusionProcess: from the scaled start (Qbar_1, Qbar_2) = (0, 3) at
-// beta = 1 (bridge, dt = 0.02 and 0.01 extrapolated; 1600 runs to t = 16 for
+// beta = 1 (bridge, dt = 0.02 and 0.01 extrapolated; 1600 runs to t = 31 for
 // the path, seed 32, 16 runs of 4000 for the autocovariance, seed 31): sanity, the mean path starts at the initial condition; the mean path
-// at t = 15 (about 15 relaxation times of Qbar_2) and the stationary
+// at t = 30 (measured: still 0.16 above at t = 15) and the stationary
 // autocovariance at lag 0 agree with the lattice's E[Qbar_i] and Var(Qbar_i)
 // at level 0.001 each (zCheck); the autocovariance of Qbar_2 decreases over
 // the lags 0..5 and is below half its lag-0 value at lag 5. Control: the
@@ -43,15 +43,15 @@ func TestDiffusionProcess(t *testing.T) {
 	}
 	// The mean path from 1600 short runs (one value per run and time).
 	m, err := JSQDiffusionProcess(context.Background(), EulerLimitOptions{Beta: 1, Scheme: SchemeBridge, Dts: []float64{0.02, 0.01},
-		Horizon: 16, Warmup: 15, Replications: 1600, Seed: 32, Init: [2]float64{0, 3}, Until: 15, Grid: 1})
+		Horizon: 31, Warmup: 30, Replications: 1600, Seed: 32, Init: [2]float64{0, 3}, Until: 30, Grid: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := len(m.Times) - 1
-	check("E[Qbar_1(15)]", m.Mean1[last], l.Mean1, true)
-	check("E[Qbar_2(15)]", m.Mean2[last], l.Mean2, true)
+	check("E[Qbar_1(30)]", m.Mean1[last], l.Mean1, true)
+	check("E[Qbar_2(30)]", m.Mean2[last], l.Mean2, true)
 	check("control: E[Qbar_2(1)]", m.Mean2[1], l.Mean2, false)
-	for j := 0; j <= last; j += 3 {
+	for j := 0; j <= last; j += 6 {
 		t.Logf("t = %v: E[Qbar_1] = %.3f ± %.3f, E[Qbar_2] = %.3f ± %.3f", m.Times[j], m.Mean1[j].Value, m.Mean1[j].SE, m.Mean2[j].Value, m.Mean2[j].SE)
 	}
 	check("autocov1(0)", p.Autocov1[0], l.Var1, true)
