@@ -94,6 +94,23 @@ func newMeanfieldKeys() *param.Set {
 			}},
 		param.Key{Name: "levels", Kind: param.Int, Arg: "K", Doc: "truncation level K instead of the automatic one",
 			Check: param.IntBetween(1, 100000)},
+		param.Key{Name: "beta", Kind: param.Float, Arg: "B", For: []string{"jsq", "jiq", "jiqd"}, Range: "in [0.5, 20]",
+			Doc: "also compute the stationary law of the Halfin-Whitt diffusion limit (lambda(N) = 1 - B/sqrt(N); " +
+				"JSQ's, which JIQ and JIQ(d) share) by the lattice chain extrapolated in h",
+			Check: func(x any, _ *param.Values) string {
+				if b := x.(float64); !(b >= 0.5 && b <= 20) {
+					return "must be in [0.5, 20]"
+				}
+				return ""
+			}},
+		param.Key{Name: "diffusion_levels", Kind: param.Int, Arg: "K", For: []string{"jsq", "jiq", "jiqd"},
+			DefaultDoc: "4", Doc: "with --beta: lattice spacings 0.1, 0.05, ..., 0.1/2^(K-1) of the extrapolation (2 to 5)",
+			Check: func(x any, v *param.Values) string {
+				if !v.Has("beta") {
+					return "only used with --beta"
+				}
+				return param.IntBetween(2, 5)(x, v)
+			}},
 	)
 	return s
 }
@@ -135,13 +152,19 @@ the 1/N coefficients c (E[q_i(N)] = q_i + c_i/N + O(1/N^2)), sampling_c
 (their part due to sampling without replacement), variance (N Var q_i(N)),
 mean_sojourn_c, levels, truncation_error (how much c moves with 4 more
 levels), neglected_mass and, with --servers N, occupancy and mean_sojourn
-at N.
+at N. With --beta B (jsq, jiq, jiqd), diffusion: the stationary law of the
+Halfin-Whitt diffusion limit (Qbar_1 = -(idle servers)/sqrt(N), Qbar_2 =
+(servers with >= 2 tasks)/sqrt(N)) from the lattice chain extrapolated in
+h: beta, method, h, box, mean1, mean2, var1, var2, cov12, points1/cdf1
+(P(Qbar_1 <= x)), points2/cdf2 (P(Qbar_2 <= x)), each {value, error}
+(error: discretisation plus truncation), residual, edge_mass.
 
 Examples:
   lbsim meanfield --policy jsqd --d 2 --lambda 0.9 --until 20 --grid 0.1
   lbsim meanfield --policy jsq --lambda 0.9 --init 1,1,1 --until 30
   lbsim meanfield --policy jsqd --lambda 0.9 --sampling without --servers 100 --until 50
   lbsim meanfield --policy jsqd --lambda 0.9 --until 1 --refined --servers 10
+  lbsim meanfield --policy jsq --lambda 0.99 --until 1 --beta 1
 
 Exit status: 0 success, 1 runtime failure (integration or fixed point failed,
 unwritable trajectory file), 2 invalid input, 130 interrupted.
@@ -281,6 +304,17 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		"mean_sojourn":         model.JSONNumber(meanfield.MeanSojourn(fixed, lambda)),
 		"wait_probability":     model.JSONNumber(wait),
 	}
+	if v.Has("beta") {
+		levels := 4
+		if v.Has("diffusion_levels") {
+			levels = v.Int("diffusion_levels")
+		}
+		d, err := diffusionOutput(ctx, v.Float("beta"), levels)
+		if err != nil {
+			return err
+		}
+		out["diffusion"] = d
+	}
 	if refined {
 		r, err := meanfield.JSQdRefined(lambda, d, without, levels)
 		if err != nil {
@@ -301,6 +335,56 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		}
 	}
 	return files.commit(ctx, stdout, data)
+}
+
+// diffusionPoints1 and diffusionPoints2 are where the "diffusion" object
+// gives the distribution functions of Qbar_1 and Qbar_2.
+var diffusionPoints1, diffusionPoints2 = steps(-4, -0.25, 0.25), steps(0.25, 6, 0.25)
+
+func steps(from, to, by float64) []float64 {
+	var xs []float64
+	for k := 0; from+float64(k)*by <= to+1e-9; k++ {
+		xs = append(xs, from+float64(k)*by)
+	}
+	return xs
+}
+
+// diffusionOutput is the "diffusion" object of lbsim meanfield --beta: the
+// stationary law of the Eschenfeldt-Gamarnik diffusion from
+// meanfield.JSQDiffusionLawLimit, each figure {value, error}.
+func diffusionOutput(ctx context.Context, beta float64, levels int) (map[string]any, error) {
+	l, err := meanfield.JSQDiffusionLawLimit(ctx, meanfield.DiffusionLimitOptions{Beta: beta, Levels: levels,
+		Points1: diffusionPoints1, Points2: diffusionPoints2})
+	if err != nil {
+		return nil, err
+	}
+	est := func(e meanfield.Estimate) map[string]any {
+		return map[string]any{"value": model.JSONNumber(e.Value), "error": model.JSONNumber(e.Numerical)}
+	}
+	ests := func(es []meanfield.Estimate) []any {
+		out := make([]any, len(es))
+		for k, e := range es {
+			out[k] = est(e)
+		}
+		return out
+	}
+	return map[string]any{
+		"beta":      beta,
+		"method":    "lattice chain (Kushner-Dupuis) extrapolated in h (Richardson)",
+		"h":         l.H,
+		"box":       []float64{l.L1, l.L2},
+		"mean1":     est(l.Mean1),
+		"mean2":     est(l.Mean2),
+		"var1":      est(l.Var1),
+		"var2":      est(l.Var2),
+		"cov12":     est(l.Cov12),
+		"points1":   l.Points1,
+		"cdf1":      ests(l.CDF1),
+		"points2":   l.Points2,
+		"cdf2":      ests(l.CDF2),
+		"residual":  model.JSONNumber(l.Residual),
+		"edge_mass": model.JSONNumber(l.EdgeMass),
+	}, nil
 }
 
 // refinedOutput is the "refined" object of lbsim meanfield --refined: the

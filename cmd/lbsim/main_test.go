@@ -347,6 +347,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"meanfield", "--policy", "jsqd", "--lambda", "0.9", "--levels", "100000", "--until", "1", "--max-memory", "8GB"},
 			"levels = 100000: needs about 160 GB of memory", ""},
 		{[]string{"meanfield", "--policy", "jsqd", "--lambda", "0.9", "--until", "1e300"}, "until = 1e+300: meanfield: Integrate: MaxSteps", ""},
+		{[]string{"meanfield", "--policy", "jsq", "--lambda", "0.9", "--until", "1", "--beta", "-Inf"}, "beta = -Inf: must be in [0.5, 20]", ""},
+		{[]string{"meanfield", "--policy", "jsq", "--lambda", "0.9", "--until", "1", "--beta", "1", "--diffusion-levels", "1e9"}, "diffusion_levels", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "0.9", "--policy", "jsq", "--cap", "40000", "--max-states", "2147483647", "--max-memory", "8GB"},
 			"cap = 40000 (servers = 2): needs about 264 GB of memory", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "0.9", "--policy", "jsq", "--max-states", "2147483647", "--max-memory", "8GB"},

@@ -185,6 +185,13 @@ func TestMeanfieldBadInput(t *testing.T) {
 		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--refined=maybe"}, "invalid"},
 		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--refined", "--levels", "51"}, "levels = 51: --refined takes at most 50"},
 		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--refined", "--servers", "1"}, "servers = 1: must be between d = 2"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--beta", "0.2"}, "beta = 0.2: must be in [0.5, 20]"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--beta", "NaN"}, "beta = NaN: must be in [0.5, 20]"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--beta", "1e300"}, "beta = 1e+300: must be in [0.5, 20]"},
+		{[]string{"--policy", "jsqd", "--lambda", "0.5", "--until", "1", "--beta", "1"}, "beta = 1: policy jsqd takes no beta"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--diffusion-levels", "3"}, "diffusion_levels = 3: only used with --beta"},
+		{[]string{"--policy", "jsq", "--lambda", "0.5", "--until", "1", "--beta", "1", "--diffusion-levels", "9"}, "diffusion_levels = 9: must be between 2"},
+		{[]string{"--policy", "jiq", "--lambda", "0.5", "--until", "1", "--beta", "1", "--diffusion-levels", "x"}, "invalid"},
 	} {
 		code, stdout, stderr := cli(t, context.Background(), append([]string{"meanfield"}, c.args...)...)
 		if code != exitUsage || stdout != "" || !strings.HasPrefix(stderr, "lbsim meanfield: ") || !strings.Contains(stderr, c.msg) {
@@ -194,5 +201,43 @@ func TestMeanfieldBadInput(t *testing.T) {
 	code, stdout, _ := cli(t, context.Background(), "meanfield", "-h")
 	if code != 0 || !strings.Contains(stdout, "--policy NAME") {
 		t.Errorf("meanfield -h: exit %d, %q", code, stdout)
+	}
+}
+
+// TestMeanfieldDiffusion: --beta 1 prints the lattice law of the
+// Halfin-Whitt diffusion: E[Qbar_2] = 0.8140596 with an error below 1e-5
+// (meanfield.JSQDiffusionLawLimit), the sanity identity E[Qbar_1] = -1,
+// distribution functions increasing in [0, 1]; the same bytes twice.
+func TestMeanfieldDiffusion(t *testing.T) {
+	args := []string{"meanfield", "--policy", "jiq", "--lambda", "0.99", "--until", "1", "--beta", "1"}
+	code, stdout, stderr := cli(t, context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, again, _ := cli(t, context.Background(), args...)
+	if again != stdout {
+		t.Error("same input, different bytes")
+	}
+	d := runJSON(t, args...)["diffusion"].(map[string]any)
+	val := func(k string) (float64, float64) {
+		e := d[k].(map[string]any)
+		return e["value"].(float64), e["error"].(float64)
+	}
+	m2, e2 := val("mean2")
+	if math.Abs(m2-0.8140596) > 1e-6 || e2 > 1e-5 {
+		t.Errorf("mean2 = %v ± %v, want 0.8140596 within 1e-5", m2, e2)
+	}
+	if m1, e1 := val("mean1"); math.Abs(m1+1) > e1+1e-9 {
+		t.Errorf("sanity: mean1 = %v ± %v, want -1", m1, e1)
+	}
+	for _, k := range []string{"cdf1", "cdf2"} {
+		prev := 0.0
+		for i, x := range d[k].([]any) {
+			v := x.(map[string]any)["value"].(float64)
+			if v < prev-1e-12 || v > 1 {
+				t.Errorf("%s[%d] = %v after %v", k, i, v, prev)
+			}
+			prev = v
+		}
 	}
 }

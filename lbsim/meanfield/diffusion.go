@@ -79,6 +79,9 @@ type DiffusionResult struct {
 	// Mean1 and Mean2 are the time averages of Qbar_1 and Qbar_2 over
 	// [Warmup, Horizon), taken at the step starts (after reflection).
 	Mean1, Mean2 float64
+	// Second1, Second2 and Cross are the time averages of Qbar_1^2,
+	// Qbar_2^2 and Qbar_1 Qbar_2 over the same steps.
+	Second1, Second2, Cross float64
 	// ReflectionRate is the increase of U over [Warmup, Horizon) divided by
 	// its length; in stationarity it estimates E[Qbar_2].
 	ReflectionRate float64
@@ -166,7 +169,7 @@ func simulateDiffusionU(ctx context.Context, opt DiffusionOptions, gauss, unif f
 	n0 := int(math.Round(opt.Warmup / dt))
 	res := &DiffusionResult{Hist1: h1, Hist2: h2, Steps: n}
 	x1, x2 := opt.Init[0], opt.Init[1]
-	var s1, s2, u float64
+	var s1, s2, q11, q22, q12, u float64
 	nextGrid := 0.0
 	for k := 0; k < n; k++ {
 		t := float64(k) * dt
@@ -179,6 +182,9 @@ func simulateDiffusionU(ctx context.Context, opt DiffusionOptions, gauss, unif f
 		if k >= n0 {
 			s1 += x1
 			s2 += x2
+			q11 += x1 * x1
+			q22 += x2 * x2
+			q12 += x1 * x2
 			h1.add(x1)
 			h2.add(x2)
 		}
@@ -211,6 +217,7 @@ func simulateDiffusionU(ctx context.Context, opt DiffusionOptions, gauss, unif f
 	m := float64(n - n0)
 	if m > 0 {
 		res.Mean1, res.Mean2 = s1/m, s2/m
+		res.Second1, res.Second2, res.Cross = q11/m, q22/m, q12/m
 		res.ReflectionRate = u / (m * dt)
 	}
 	h1.finish(m)

@@ -106,6 +106,17 @@
 // scaled quantities, and HalfinWhittLambda gives the per-server load
 // 1 - beta/sqrt(N).
 //
+// The limit objects with their numerical error: JSQDiffusionLawLimit
+// solves the stationary law deterministically (a lattice Markov chain with
+// the diffusion's local drift, variance and reflection, solved exactly by
+// linear level reduction and extrapolated in the spacing h; E[Qbar_2] =
+// 0.8140596 with error 4e-6 at beta = 1), JSQDiffusionEulerLimit estimates
+// it by the Euler scheme at several steps extrapolated in dt (Richardson)
+// with a Monte Carlo standard error, and JSQDiffusionProcess gives the mean
+// path from a scaled initial condition and the stationary autocovariances.
+// Banerjee and Mukherjee (2019) note that no closed form of the stationary
+// law is known.
+//
 // # The integrator
 //
 // Integrate is an explicit adaptive Runge-Kutta solver for y' = f(t, y): the

@@ -40,3 +40,21 @@ func ExampleTrajectory() {
 	// t = 200: q1 = 0.900000  q2 = 0.729000  q3 = 0.478297  q4 = 0.205891
 	// fixed:   q1 = 0.900000  q2 = 0.729000  q3 = 0.478297  q4 = 0.205891
 }
+
+// The stationary law of JSQ's Halfin-Whitt diffusion at beta = 1 from the
+// lattice chain extrapolated in h, with its numerical error; E[Qbar_1] =
+// -beta is a sanity identity.
+func ExampleJSQDiffusionLawLimit() {
+	l, err := meanfield.JSQDiffusionLawLimit(context.Background(), meanfield.DiffusionLimitOptions{
+		Beta: 1, Points1: []float64{-1}, Points2: []float64{1}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("E[Qbar_2] = %.6f (error %.0e)\n", l.Mean2.Value, l.Mean2.Numerical)
+	fmt.Printf("E[Qbar_1] = %.6f, Var(Qbar_1) = %.5f\n", l.Mean1.Value, l.Var1.Value)
+	fmt.Printf("P(Qbar_1 <= -1) = %.5f, P(Qbar_2 <= 1) = %.5f\n", l.CDF1[0].Value, l.CDF2[0].Value)
+	// Output:
+	// E[Qbar_2] = 0.814060 (error 4e-06)
+	// E[Qbar_1] = -1.000000, Var(Qbar_1) = 0.59297
+	// P(Qbar_1 <= -1) = 0.43029, P(Qbar_2 <= 1) = 0.71481
+}
