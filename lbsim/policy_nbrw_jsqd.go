@@ -117,9 +117,9 @@ func (p *walkJSQd) Name() string {
 	return fmt.Sprintf("nbrw-jsqd(d=%d,walk=%s,steps=%d)", p.d, p.walk, p.steps)
 }
 
-// UsesOrigin reports false: the walkers, not the task's origin, pick the
+// Uses declares no origin: the walkers, not the task's origin, pick the
 // servers.
-func (p *walkJSQd) UsesOrigin() bool { return false }
+func (p *walkJSQd) Uses() Needs { return Needs{} }
 
 func (p *walkJSQd) validate(n int) error {
 	switch {

@@ -28,8 +28,8 @@ const (
 	// EngineGeneral is the event-driven engine for general service-time
 	// laws and disciplines (Scenario.Service, Scenario.Discipline) and for
 	// policies that read workloads (JSWd); see runGeneral. EngineAuto picks
-	// it whenever Service is set, Discipline is not FIFO or the policy is a
-	// WorkloadUser, and only it runs those scenarios.
+	// it whenever Service is set, Discipline is not FIFO or the policy
+	// declares Needs.Workload, and only it runs those scenarios.
 	EngineGeneral Engine = "general"
 	// EngineUniformized simulates the occupancy counts of JSQ(d) (with or
 	// without replacement) and random routing uniformized at the constant
@@ -353,41 +353,6 @@ func (sc Scenario) CompletedValues() (*param.Values, error) {
 type parsedLaw struct {
 	service.Distribution
 	spec string
-}
-
-// needsGeneral says why only the general engine can run sc, or "".
-func needsGeneral(sc Scenario) string {
-	switch {
-	case sc.Service != nil:
-		return fmt.Sprintf("service is %s", sc.Service)
-	case sc.Discipline != "" && sc.Discipline != FIFO:
-		return fmt.Sprintf("discipline is %s", sc.Discipline)
-	case usesWorkload(sc.Policy):
-		return fmt.Sprintf("policy %s reads workloads", sc.Policy.Name())
-	case watchesDepartures(sc.Policy):
-		return fmt.Sprintf("policy %s traces tagged queues", sc.Policy.Name())
-	}
-	return ""
-}
-
-// occupancyIneligible says why the occupancy-level engine cannot run sc, or "".
-func occupancyIneligible(sc Scenario) string {
-	if why := needsGeneral(sc); why != "" {
-		return why
-	}
-	if _, ok := sc.Policy.(OccupancyRouter); !ok {
-		return fmt.Sprintf("policy %s is not exchangeable (does not implement OccupancyRouter)", sc.Policy.Name())
-	}
-	if _, homogeneous := commonRate(sc.Rates); !homogeneous {
-		return "service rates are heterogeneous"
-	}
-	if sc.OriginWeights != nil && usesOrigin(sc.Policy) {
-		return "origins are weighted"
-	}
-	if sc.InitLengths != nil {
-		return "per-server initial lengths are given"
-	}
-	return ""
 }
 
 // system returns the System of a validated scenario.

@@ -27,7 +27,7 @@ const (
 type Problem struct {
 	// System gives the number of servers (N >= 1), their service rates (nil
 	// means all 1) and the origin weights (nil means uniform), which matter,
-	// and are checked, only for policies that use origins (lbsim.OriginUser).
+	// and are checked, only for policies that use origins (lbsim.Needs.Origin).
 	System lbsim.System
 	// Lambda is the arrival rate per server: tasks arrive at total rate
 	// Lambda*N. It must be positive and finite. The truncated chain is stable
@@ -229,7 +229,7 @@ func validate(p Problem) (*problem, error) {
 
 	// Origins: where tasks appear and at which rate.
 	lt := p.Lambda * float64(n)
-	if o, ok := p.Policy.(lbsim.OriginUser); ok && o.UsesOrigin() {
+	if lbsim.NeedsOf(p.Policy).Origin {
 		w := sys.OriginWeights
 		if w == nil {
 			for j := range n {

@@ -265,7 +265,7 @@ func TestOwnServerIsIndependentMM1(t *testing.T) {
 	checkProductForm(t, sol, sys, []float64{0.6, 0, 0.6})
 }
 
-// An OriginUser that reports UsesOrigin false must be asked with origin -1.
+// A policy that declares no Needs.Origin must be asked with origin -1.
 func TestNoOriginMeansMinusOne(t *testing.T) {
 	sys := lbsim.System{N: 2, OriginWeights: []float64{1, 2}}
 	p := exact.Problem{System: sys, Lambda: 0.5, Policy: originCheckRouter{}, Cap: 4, Tol: 1e-12}
