@@ -242,7 +242,8 @@ func (ch *uniformChain) flush(k int64) {
 	}
 }
 
-// b2i is 1 for true and 0 for false (compiled without a branch).
+// b2i is 1 for true and 0 for false (compiled without a branch, to a
+// SETcc), for the hot loops of the engines and policies.
 func b2i(b bool) int {
 	if b {
 		return 1

@@ -104,8 +104,14 @@ func checkResources(sc *Scenario, p plan, workers int) error {
 	if err := model.CheckMemory(describeKey(sc, key), bytes); err != nil {
 		return err
 	}
-	events := 2 * sc.Lambda * float64(sc.Servers) * sc.Horizon * float64(sc.Replications)
+	events := expectedEvents(sc.Lambda, sc.Servers, sc.Horizon, sc.Replications)
 	return model.CheckEvents(fmt.Sprintf("horizon = %g (servers = %d, replications = %d)", sc.Horizon, sc.Servers, sc.Replications), events)
+}
+
+// expectedEvents estimates the events of a run: about 2 lambda N horizon
+// arrivals and departures per replication.
+func expectedEvents(lambda float64, servers int, horizon float64, replications int) float64 {
+	return 2 * lambda * float64(servers) * horizon * float64(replications)
 }
 
 // describeKey writes "key = value" for the keys memoryEstimate names.

@@ -159,14 +159,7 @@ func (sc Scenario) resolve() (Scenario, error) {
 	if sc.Servers > MaxServers && (sc.Engine == EngineServers || sc.Engine == EngineGeneral) {
 		return sc, fmt.Errorf("servers = %d: the %s engine supports at most 2^31-2 servers; use the occupancy engine", sc.Servers, sc.Engine)
 	}
-	capacity := float64(sc.Servers)
-	if sc.Rates != nil {
-		capacity = 0
-		for _, mu := range sc.Rates {
-			capacity += mu
-		}
-	}
-	capacity /= meanS // in tasks per unit time
+	capacity := sc.capacity(meanS)
 	if sc.Lambda*float64(sc.Servers) >= capacity && !sc.AllowUnstable {
 		return sc, fmt.Errorf("lambda = %v: the system is unstable (arrival rate %g >= total service rate %g); "+
 			"lambda must be below %g, or set allow_unstable (--allow-unstable) for a finite-horizon transient run",
@@ -387,12 +380,20 @@ func (sc Scenario) Stable() bool {
 	if sc.Service != nil {
 		meanS = sc.Service.Mean()
 	}
-	capacity := float64(sc.Servers)
+	return sc.Lambda*float64(sc.Servers) < sc.capacity(meanS)
+}
+
+// capacity is the total service rate in tasks per unit time: the sum of
+// the servers' rates (N when all are 1) over the mean service time meanS.
+// Run refuses a scenario whose arrival rate lambda N reaches it unless
+// AllowUnstable is set.
+func (sc Scenario) capacity(meanS float64) float64 {
+	c := float64(sc.Servers)
 	if sc.Rates != nil {
-		capacity = 0
+		c = 0
 		for _, mu := range sc.Rates {
-			capacity += mu
+			c += mu
 		}
 	}
-	return sc.Lambda*float64(sc.Servers)*meanS < capacity
+	return c / meanS
 }
