@@ -70,9 +70,8 @@
 //   - Check(name, got, want, tol, why) and CheckThat(name, ok, format, ...)
 //     are the older checks with a hand-set tolerance, which print no power;
 //     notebooks move to the evidence layer.
-//   - Keep(name, v) and Recall(name, &v) carry values from cell to cell (GoNB
-//     runs each cell as a new program); MustKeep and MustRecall[T](name) fail
-//     the cell on error. DataPath finds the repository's data/ directory;
+//   - MustKeep(name, v) and MustRecall[T](name) carry values from cell to
+//     cell (GoNB runs each cell as a new program), and fail the cell on error. DataPath finds the repository's data/ directory;
 //     RecomputeSweep re-runs points of a committed sweep from its sweep file
 //     and compares them with its CSV, column by column; SweepSizes,
 //     SweepPoint, RowFloat, RowOccupancy and RowEstimate read a committed

@@ -24,6 +24,10 @@ func Graph(edges [][2]int, lengths [][]int, options ...Option) *Chart {
 	c := newConfig(options)
 	id := newID("graph")
 	ch := &Chart{id: id, width: c.width, height: c.height}
+	if err := c.refuse("Graph", graphOptions); err != nil {
+		ch.err = err
+		return ch
+	}
 	if len(lengths) == 0 || len(lengths[0]) == 0 {
 		ch.err = errors.New("kernelhelpers.Graph: no snapshots")
 		return ch

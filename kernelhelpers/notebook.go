@@ -36,9 +36,10 @@ func Must[T any](v T, err error) T {
 	return v
 }
 
-// MustKeep is Keep that fails the cell on error.
+// MustKeep stores v (any JSON-encodable value) under name for later cells
+// of this kernel session (MustRecall), and fails the cell on error.
 func MustKeep(name string, v any) {
-	if err := Keep(name, v); err != nil {
+	if err := keep(name, v); err != nil {
 		panic(err)
 	}
 }
@@ -48,7 +49,7 @@ func MustKeep(name string, v any) {
 // st := kh.MustRecall[map[string]float64]("stationary").
 func MustRecall[T any](name string) T {
 	var v T
-	if err := Recall(name, &v); err != nil {
+	if err := recall(name, &v); err != nil {
 		panic(err)
 	}
 	return v

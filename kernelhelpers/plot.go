@@ -122,6 +122,16 @@ func plot(kind, xName, yName string, xInteger bool, series []Series, c *config) 
 	if c.yMin != nil && !(c.logY && !c.linearY && *c.yMin <= 0) {
 		line.YAxisList[0].Min = *c.yMin
 	}
+	applies := plotOptions
+	switch kind {
+	case "tail":
+		applies = levelOptions
+	case "traj":
+		applies = trajOptions
+	}
+	if err := c.refuse(chartName(kind), applies); err != nil {
+		return finish(line, c, id, err)
+	}
 	if len(series) == 0 {
 		return finish(line, c, id, fmt.Errorf("kernelhelpers.%s: no series", chartName(kind)))
 	}
@@ -226,6 +236,8 @@ func chartName(kind string) string {
 		return "Sweep"
 	case "tail":
 		return "Tails"
+	case "traj":
+		return "Trajectories"
 	}
 	return "Lines"
 }

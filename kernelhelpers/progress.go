@@ -29,6 +29,9 @@ var now = time.Now
 // NewProgressBar makes a progress bar labelled label and draws it at 0%.
 func NewProgressBar(label string, options ...Option) *Bar {
 	c := newConfig(options)
+	if err := c.refuse("NewProgressBar", progressOptions); err != nil {
+		panic(err)
+	}
 	b := &Bar{id: newID("progress"), label: label, interval: c.interval, start: now()}
 	b.mu.Lock()
 	b.drawLocked()

@@ -33,9 +33,9 @@ func sessionFile(name string) (string, error) {
 	return filepath.Join(dir, name+".json"), nil
 }
 
-// Keep stores v (any JSON-encodable value) under name for later cells of this
+// keep stores v (any JSON-encodable value) under name for later cells of this
 // kernel session.
-func Keep(name string, v any) error {
+func keep(name string, v any) error {
 	path, err := sessionFile(name)
 	if err != nil {
 		return err
@@ -51,9 +51,9 @@ func Keep(name string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// Recall loads into v the value kept under name, with an error that says which
+// recall loads into v the value kept under name, with an error that says which
 // cell to run when there is none.
-func Recall(name string, v any) error {
+func recall(name string, v any) error {
 	path, err := sessionFile(name)
 	if err != nil {
 		return err

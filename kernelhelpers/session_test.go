@@ -11,23 +11,23 @@ func TestKeepRecall(t *testing.T) {
 		Q  []float64
 		OK bool
 	}
-	if err := Keep("stationary", summary{Q: []float64{0.9, 0.729}, OK: true}); err != nil {
+	if err := keep("stationary", summary{Q: []float64{0.9, 0.729}, OK: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Keep("stationary", summary{Q: []float64{0.5}}); err != nil { // overwrite
+	if err := keep("stationary", summary{Q: []float64{0.5}}); err != nil { // overwrite
 		t.Fatal(err)
 	}
 	var got summary
-	if err := Recall("stationary", &got); err != nil {
+	if err := recall("stationary", &got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Q) != 1 || got.Q[0] != 0.5 || got.OK {
 		t.Fatalf("recalled %+v, want the last kept value", got)
 	}
-	if err := Recall("missing", &got); err == nil || !strings.Contains(err.Error(), "run the cell") {
+	if err := recall("missing", &got); err == nil || !strings.Contains(err.Error(), "run the cell") {
 		t.Fatalf("missing key: %v", err)
 	}
-	if err := Keep("../escape", 1); err == nil {
+	if err := keep("../escape", 1); err == nil {
 		t.Fatal("a name with a path separator was accepted")
 	}
 }

@@ -19,6 +19,9 @@ type Table struct {
 // Typical use: kernelhelpers.NewTable(headers, rows).Display().
 func NewTable(headers []string, rows [][]any, options ...Option) *Table {
 	c := newConfig(options)
+	if err := c.refuse("NewTable", tableOptions); err != nil {
+		panic(err)
+	}
 	return &Table{caption: c.title, headers: headers, rows: rows}
 }
 

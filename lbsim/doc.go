@@ -46,8 +46,9 @@
 // like; optional interfaces add what a policy can do:
 //
 //   - Preparer: per-replication state and validation against the system;
-//   - OriginUser: needs the origin server of each task;
-//   - ShortestOrderUser: keeps the servers sorted so RandomShortest is O(1);
+//   - NeedsDeclarer: declares what the policy needs (Needs: the origin
+//     server of each task, the servers kept sorted so that RandomShortest is
+//     O(1), the workloads);
 //   - ExactRouter (and StatefulRouter): states the exact routing distribution,
 //     which package exact uses to solve small systems exactly;
 //   - OccupancyRouter: routing depends only on the counts C_i, so the

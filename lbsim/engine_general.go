@@ -115,7 +115,8 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	if !homogeneous {
 		rates = sc.Rates
 	}
-	if usesWorkload(policy) {
+	uses := NeedsOf(policy)
+	if uses.Workload {
 		s.ends = make([]float64, n)
 	}
 	g := &genEngine{
@@ -149,15 +150,14 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	placeInitial(sc, r, place)
 
 	var origins *alias.Table
-	needOrigin := usesOrigin(policy)
+	needOrigin := uses.Origin
 	if needOrigin && sc.OriginWeights != nil {
 		origins = alias.New(sc.OriginWeights)
 	}
 	// JSQ(2) without replacement is dispatched inline from pairs drawn
 	// ahead, as in runServers, whose queue lengths and servers are prefetched
-	// (the same law as jsqd.Dispatch).
-	p2, ok := policy.(*jsqd)
-	jsq2 := ok && p2.d == 2 && p2.sampling == WithoutReplacement && n >= 2
+	// (the same law as the policy's Dispatch).
+	jsq2 := uses.inline.kind == sampleShortest && uses.inline.d == 2 && !uses.inline.with && n >= 2
 	var ahead *aheadDraws
 	if jsq2 {
 		ahead = newAheadDraws(src, s.length, true)

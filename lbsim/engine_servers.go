@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/internal/alias"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
 	"github.com/lbsim/notebooks/lbsim/internal/fenwick"
@@ -13,9 +12,8 @@ import (
 
 // runServers simulates one replication with every server's queue length: the
 // Markov chain of the lengths, one event (arrival or departure) at a time.
-// JSQ(2) with equal service rates on at most 2^20 servers runs instead the
-// uniformized chain on the lengths (engine_uniformized_servers.go), the same
-// law at a fraction of the cost.
+// (JSQ(2) with equal service rates on at most 2^20 servers runs instead the
+// uniformized chain on the lengths, runServersUniform: see choosePlan.)
 //
 // r is the replication's stream and src the PCG it is built on: policies draw
 // from r, and the engine draws its own numbers (event times and types, the
@@ -28,12 +26,8 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	if err != nil {
 		return nil, err
 	}
-	// JSQ(2) with equal rates: the per-server loop of the uniformized chain
-	// (engine_uniformized_servers.go), the same law.
-	if q := uniformServersStart(sc, policy, r); q != nil {
-		return driveUniform(sc, src, check, countsOf(q), q)
-	}
 	s := newPolicyState(sys, policy)
+	uses := NeedsOf(policy)
 	n := sc.Servers
 
 	// Service rates: one rate for all (O(1) departures) or a Fenwick tree.
@@ -70,7 +64,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	}
 
 	var origins *alias.Table
-	needOrigin := usesOrigin(policy)
+	needOrigin := uses.Origin
 	if needOrigin && sc.OriginWeights != nil {
 		origins = alias.New(sc.OriginWeights)
 	}
@@ -94,17 +88,13 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	// rates (loopArrivals), and JSQ is dispatched inline: the same law as
 	// their Dispatch, without the interface calls, and with the engine's own
 	// draws.
-	kind, fast := arrivalLoop(policy, n)
+	kind, fast := arrivalLoop(uses.inline, n)
 	fast = fast && busy == nil && origins == nil
-	_, jsqAll := policy.(jsqPolicy)
+	jsqAll := uses.inline.kind == joinShortest
 	length := s.length
 	var arrivals *aheadArrivals
 	if fast {
-		var g *graph.Graph
-		if p, ok := policy.(*neighbourJSQd); ok {
-			g = p.g
-		}
-		arrivals = newAheadArrivals(src, length, kind, g)
+		arrivals = newAheadArrivals(src, length, kind, uses.inline.graph)
 	}
 	ahead := newAheadDraws(src, length, false)
 
@@ -164,7 +154,7 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 		if cut.Arrival(uint32(x>>40), src) {
 			var j int
 			if jsqAll {
-				// jsqPolicy.Dispatch (RandomShortest in full order) from src.
+				// joinShortest (RandomShortest in full order) from src.
 				m := length[s.perm[0]]
 				j = int(s.perm[fastrand.Bounded32(src, uint32(src.Uint64()), uint32(s.start[m+1]))])
 			} else {
@@ -284,23 +274,23 @@ func rateClasses(rates []float64) ([]int32, []float64) {
 	return class, mus
 }
 
-// arrivalLoop reports whether policy (prepared, on n servers) has a fast
-// loop and how it samples: JSQ(2) without replacement, JSQ(2) and JSQ(3) with
-// replacement, two local choices (neighbour-jsqd with d = 2) on any graph but
-// the implicit complete one.
-func arrivalLoop(policy Policy, n int) (arrivalKind, bool) {
-	switch p := policy.(type) {
-	case *jsqd:
+// arrivalLoop reports whether the inline rule of a prepared policy on n
+// servers has a fast loop and how it samples: the shortest of two uniform
+// servers without replacement, of two or three with replacement, two local
+// choices (localPair).
+func arrivalLoop(rule inlineRule, n int) (arrivalKind, bool) {
+	switch rule.kind {
+	case sampleShortest:
 		switch {
-		case p.d == 2 && p.sampling == WithoutReplacement && n >= 2:
+		case rule.d == 2 && !rule.with && n >= 2:
 			return twoWithout, true
-		case p.d == 2 && p.sampling == WithReplacement:
+		case rule.d == 2 && rule.with:
 			return twoWith, true
-		case p.d == 3 && p.sampling == WithReplacement:
+		case rule.d == 3 && rule.with:
 			return threeWith, true
 		}
-	case *neighbourJSQd:
-		return localTwo, p.d == 2 && !p.complete
+	case localPair:
+		return localTwo, true
 	}
 	return 0, false
 }

@@ -48,36 +48,6 @@ import (
 // the counts of the lengths joined give the mean sojourn, the waiting
 // probability and the sojourn quantiles (the exact Erlang mixture).
 
-// uniformSampling returns d and whether the d servers are drawn with
-// replacement, for the policies the uniformized engine runs (jsqd, and
-// random as d = 1), and ok = false for the others.
-func uniformSampling(p Policy) (d int, with, ok bool) {
-	switch p := p.(type) {
-	case *jsqd:
-		return p.d, p.sampling == WithReplacement || p.d == 1, true
-	case randomPolicy:
-		return 1, true, true
-	}
-	return 0, false, false
-}
-
-// uniformIneligible says why the uniformized engine cannot run sc, or "".
-func uniformIneligible(sc Scenario) string {
-	if why := needsGeneral(sc); why != "" {
-		return why
-	}
-	if _, _, ok := uniformSampling(sc.Policy); !ok {
-		return fmt.Sprintf("policy %s is not one of jsqd (with or without replacement) and random", sc.Policy.Name())
-	}
-	if _, homogeneous := commonRate(sc.Rates); !homogeneous {
-		return "service rates are heterogeneous"
-	}
-	if sc.InitLengths != nil {
-		return "per-server initial lengths are given"
-	}
-	return ""
-}
-
 // maxSortedD is the largest d drawn without replacement by ranks shifted
 // past the sorted earlier ones (O(d^2) per arrival); larger d use Floyd's
 // sampling with a set.
@@ -118,18 +88,36 @@ type uniformLevel struct {
 	c, last, sum, joined int64
 }
 
+// runUniformized runs one replication of the uniformized chain on the
+// occupancy counts alone.
 func runUniformized(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
-	if p, ok := sc.Policy.(*jsqd); ok {
-		if err := p.validate(sc.Servers); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", p.Name(), err)
-		}
+	if err := checkUniform(sc); err != nil {
+		return nil, err
+	}
+	return driveUniform(sc, src, check, initialCounts(sc), nil)
+}
+
+// runUniformizedServers runs one replication of the uniformized chain on
+// the per-server loop (engine_uniformized_servers.go), from the initial
+// occupancy counts with the servers sorted by length, or on the counts
+// alone when a queue is too long for it.
+func runUniformizedServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
+	if err := checkUniform(sc); err != nil {
+		return nil, err
 	}
 	counts := initialCounts(sc)
-	var q []uint8
-	if uniformServersApply(sc) {
-		q = sortedLengths(counts)
+	return driveUniform(sc, src, check, counts, sortedLengths(counts))
+}
+
+// checkUniform refuses a number of servers the policy's sampling cannot run
+// on (d > N), as its Prepare would.
+func checkUniform(sc *Scenario) error {
+	if rule, _ := uniformRule(sc.Policy); rule.check != nil {
+		if err := rule.check(sc.Servers); err != nil {
+			return fmt.Errorf("policy %s: %w", sc.Policy.Name(), err)
+		}
 	}
-	return driveUniform(sc, src, check, counts, q)
+	return nil
 }
 
 // driveUniform runs one replication of the uniformized chain from the
@@ -137,7 +125,8 @@ func runUniformized(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.P
 // alone, or with the queue lengths q (which it takes) in the per-server
 // loop (engine_uniformized_servers.go) if q is not nil.
 func driveUniform(sc *Scenario, src *rand.PCG, check tick, counts []int64, q []uint8) (*replication, error) {
-	d, with, _ := uniformSampling(sc.Policy)
+	rule, _ := uniformRule(sc.Policy)
+	d, with := rule.d, rule.with
 	mu, _ := commonRate(sc.Rates)
 	n := int64(sc.Servers)
 	p := sc.Lambda / (sc.Lambda + mu)
@@ -253,7 +242,8 @@ func (ch *uniformChain) flush(k int64) {
 	}
 }
 
-// b2i is 1 for true and 0 for false (compiled without a branch).
+// b2i is 1 for true and 0 for false (compiled without a branch, to a
+// SETcc), for the hot loops of the engines and policies.
 func b2i(b bool) int {
 	if b {
 		return 1

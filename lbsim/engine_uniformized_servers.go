@@ -1,6 +1,7 @@
 package lbsim
 
 import (
+	"context"
 	"math/rand/v2"
 	"unsafe"
 
@@ -88,13 +89,6 @@ const idle = 255
 // arrival that would make one longer turns the chain to the counts alone
 // (uniformChain.run2), which continue it exactly.
 const serversMaxLen = 250
-
-// uniformServersApply reports whether the per-server loop runs sc on the
-// uniformized engine.
-func uniformServersApply(sc *Scenario) bool {
-	d, _, ok := uniformSampling(sc.Policy)
-	return ok && d == 2 && sc.Servers >= 2 && sc.Servers <= uniformServersMax
-}
 
 // newServers returns the per-server state of N servers with lengths q
 // (which it takes, with room for the sentinel), for arrivals with
@@ -267,35 +261,16 @@ func (ch *uniformChain) settle(k int64) {
 	s.base = k
 }
 
-// uniformServersStart returns the initial queue lengths (placeInitial, from
-// r) when the per-server engine runs sc with the prepared policy on the
-// per-server loop of the uniformized chain: JSQ(2) with or without
-// replacement, a common service rate, 2 <= N <= uniformServersMax. Else nil.
-func uniformServersStart(sc *Scenario, policy Policy, r *rand.Rand) []uint8 {
-	if !uniformServersOn(sc, policy) {
-		return nil
+// runServersUniform runs one replication of the per-server engine's
+// scenario sc on the per-server loop of the uniformized chain (choosePlan):
+// the queue lengths placed as the per-server engine places them.
+func runServersUniform(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, check tick) (*replication, error) {
+	if _, err := preparePolicy(sc); err != nil {
+		return nil, err
 	}
 	q := make([]uint8, sc.Servers, sc.Servers+1)
 	placeInitial(sc, r, func(j, l int) { q[j] = uint8(l) })
-	return q
-}
-
-// uniformServersOn reports whether the per-server engine runs sc, with
-// policy, on the per-server loop of the uniformized chain.
-func uniformServersOn(sc *Scenario, policy Policy) bool {
-	p, ok := policy.(*jsqd)
-	if !ok || p.d != 2 || sc.Servers < 2 || sc.Servers > uniformServersMax {
-		return false
-	}
-	if _, homogeneous := commonRate(sc.Rates); !homogeneous {
-		return false
-	}
-	for _, l := range sc.InitLengths {
-		if l > serversMaxLen {
-			return false
-		}
-	}
-	return len(sc.InitOccupancy) <= serversMaxLen
+	return driveUniform(sc, src, check, countsOf(q), q)
 }
 
 // countsOf returns the occupancy counts (N, C_1, ..., 0) of the queue

@@ -257,8 +257,8 @@ type workloadProbe struct {
 	bad  *int
 }
 
-func (p workloadProbe) Name() string       { return "probe" }
-func (p workloadProbe) UsesWorkload() bool { return p.uses }
+func (p workloadProbe) Name() string { return "probe" }
+func (p workloadProbe) Uses() Needs  { return Needs{Workload: p.uses} }
 func (p workloadProbe) Dispatch(s *State, _ int, _ *rand.Rand) int {
 	w := s.Workload(0)
 	switch {

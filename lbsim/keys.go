@@ -46,7 +46,7 @@ const MaxServers = math.MaxInt32 - 1
 // DefaultHorizon is the simulated time of a replication when none is given;
 // DefaultSeed the root seed (the zero value of Scenario.Seed).
 const (
-	DefaultHorizon = 1000.0
+	DefaultHorizon = model.DefaultHorizon
 	DefaultSeed    = 0
 )
 

@@ -25,20 +25,6 @@ const (
 	trajectoryLevels      = 16 // levels assumed for a recorded trajectory without init
 )
 
-// resolveEngine is the engine that runs the resolved scenario sc.
-func resolveEngine(sc Scenario) Engine {
-	engine := sc.Engine
-	if engine == EngineAuto {
-		engine = EngineServers
-		if needsGeneral(sc) != "" {
-			engine = EngineGeneral
-		} else if occupancyIneligible(sc) == "" {
-			engine = EngineOccupancy
-		}
-	}
-	return engine
-}
-
 // dispatchMemory is Dispatch.Memory: the estimate of a run of completed
 // values on all cores.
 func dispatchMemory(v *param.Values) (float64, string) {
@@ -46,13 +32,14 @@ func dispatchMemory(v *param.Values) (float64, string) {
 	if err != nil {
 		return 0, "" // Validate reports it
 	}
-	bytes, key := memoryEstimate(&sc, resolveEngine(sc), runtime.GOMAXPROCS(0))
+	bytes, key := memoryEstimate(&sc, choosePlan(&sc), runtime.GOMAXPROCS(0))
 	return bytes, key
 }
 
-// memoryEstimate returns the peak memory of the resolved scenario sc run on
-// engine by workers replications at once, and the key that drives it.
-func memoryEstimate(sc *Scenario, engine Engine, workers int) (float64, string) {
+// memoryEstimate returns the peak memory of the resolved scenario sc run
+// as p plans by workers replications at once, and the key that drives it.
+func memoryEstimate(sc *Scenario, p plan, workers int) (float64, string) {
+	engine := p.engine
 	n := float64(sc.Servers)
 	perServer := 0.0
 	switch engine {
@@ -61,7 +48,7 @@ func memoryEstimate(sc *Scenario, engine Engine, workers int) (float64, string) 
 		if sc.Rates != nil {
 			perServer += bytesPerServerRates
 		}
-		if uniformServersOn(sc, sc.Policy) {
+		if p.perServer {
 			perServer = bytesPerServerUniform
 			if sc.InitOccupancy != nil {
 				perServer += bytesPerServerPlaced
@@ -70,7 +57,7 @@ func memoryEstimate(sc *Scenario, engine Engine, workers int) (float64, string) 
 	case EngineGeneral:
 		perServer = bytesPerServerGeneral
 	case EngineUniformized:
-		if uniformServersApply(sc) {
+		if p.perServer {
 			perServer = bytesPerServerUniform
 		}
 	}
@@ -112,13 +99,19 @@ func memoryEstimate(sc *Scenario, engine Engine, workers int) (float64, string) 
 
 // checkResources refuses a run whose memory or expected events are above the
 // limits of package model, naming the key that drives the estimate.
-func checkResources(sc *Scenario, engine Engine, workers int) error {
-	bytes, key := memoryEstimate(sc, engine, workers)
+func checkResources(sc *Scenario, p plan, workers int) error {
+	bytes, key := memoryEstimate(sc, p, workers)
 	if err := model.CheckMemory(describeKey(sc, key), bytes); err != nil {
 		return err
 	}
-	events := 2 * sc.Lambda * float64(sc.Servers) * sc.Horizon * float64(sc.Replications)
+	events := expectedEvents(sc.Lambda, sc.Servers, sc.Horizon, sc.Replications)
 	return model.CheckEvents(fmt.Sprintf("horizon = %g (servers = %d, replications = %d)", sc.Horizon, sc.Servers, sc.Replications), events)
+}
+
+// expectedEvents estimates the events of a run: about 2 lambda N horizon
+// arrivals and departures per replication.
+func expectedEvents(lambda float64, servers int, horizon float64, replications int) float64 {
+	return 2 * lambda * float64(servers) * horizon * float64(replications)
 }
 
 // describeKey writes "key = value" for the keys memoryEstimate names.

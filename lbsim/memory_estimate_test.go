@@ -34,7 +34,7 @@ func TestMemoryEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		estimate, key := memoryEstimate(&r, resolveEngine(r), 1)
+		estimate, key := memoryEstimate(&r, choosePlan(&r), 1)
 		used := allocated(t, sc)
 		t.Logf("%s, %s, %d initial lengths: allocated %.0f bytes, estimate %.0f (%s)", sc.Engine, sc.Policy.Name(), len(sc.InitLengths), used, estimate, key)
 		if used > estimate || estimate > 4*used {

@@ -23,8 +23,7 @@ var Dispatch = &model.Model{
 	},
 	Memory: dispatchMemory,
 	Cost: func(v *param.Values) float64 {
-		// About 2 lambda N horizon arrivals and departures per replication.
-		return 1 + 2*v.Float(keyLambda)*float64(v.Int(keyServers))*v.Float(keyHorizon)*float64(v.Int(keyReplications))
+		return 1 + expectedEvents(v.Float(keyLambda), v.Int(keyServers), v.Float(keyHorizon), v.Int(keyReplications))
 	},
 }
 

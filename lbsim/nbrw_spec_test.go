@@ -94,8 +94,8 @@ func TestWalkSpecExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, ok := sc.Policy.(lbsim.OriginUser); !ok || o.UsesOrigin() {
-		t.Fatalf("policy %s: want an OriginUser that uses no origin", sc.Policy.Name())
+	if _, ok := sc.Policy.(lbsim.NeedsDeclarer); !ok || lbsim.NeedsOf(sc.Policy).Origin {
+		t.Fatalf("policy %s: want a NeedsDeclarer that uses no origin", sc.Policy.Name())
 	}
 	sr, ok := sc.Policy.(lbsim.StatefulRouter)
 	if !ok {

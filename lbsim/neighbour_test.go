@@ -187,12 +187,12 @@ func TestNeighbourPrepareErrors(t *testing.T) {
 	if _, err := NeighbourJSQ(loops).(Preparer).Prepare(System{N: 3}); err == nil || !strings.Contains(err.Error(), "self-loop") {
 		t.Errorf("self-loops: err = %v", err)
 	}
-	if !NeighbourJSQ(g).(OriginUser).UsesOrigin() || NeighbourJSQ(g).(ShortestOrderUser).UsesShortestOrder() {
-		t.Error("neighbour-jsq on an explicit graph: want UsesOrigin and not UsesShortestOrder")
+	if u := NeedsOf(NeighbourJSQ(g)); !u.Origin || u.ShortestOrder || !u.idleBits {
+		t.Errorf("neighbour-jsq on an explicit graph: needs %+v, want the origin and the idle bits, not the order", u)
 	}
 	k, _ := graph.Complete(5)
-	if !NeighbourJSQ(k).(ShortestOrderUser).UsesShortestOrder() {
-		t.Error("neighbour-jsq on the implicit clique: want UsesShortestOrder")
+	if u := NeedsOf(NeighbourJSQ(k)); !u.ShortestOrder || u.idleBits {
+		t.Errorf("neighbour-jsq on the implicit clique: needs %+v, want the order, not the idle bits", u)
 	}
 	if _, ok := NeighbourJSQ(g).(OccupancyRouter); ok {
 		t.Error("neighbour-jsq must not be an OccupancyRouter")

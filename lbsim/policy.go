@@ -6,7 +6,7 @@ import "math/rand/v2"
 //
 // Dispatch is called once per arrival with the current state (read only), the
 // server where the task appeared (its origin; -1 when the policy does not use
-// origins, see OriginUser) and the replication's random stream. It returns a
+// origins, see Needs) and the replication's random stream. It returns a
 // server index in [0, s.N()). Dispatch must not allocate: it runs in the hot loop.
 //
 // A policy value may be shared by replications running in parallel. A policy with
@@ -25,24 +25,12 @@ type Preparer interface {
 	Prepare(sys System) (Policy, error)
 }
 
-// An OriginUser is a Policy whose decision depends on the server where the task
-// appeared (graph policies). The engine draws an origin for each arrival only
-// when UsesOrigin reports true; other policies receive origin -1.
-type OriginUser interface {
-	UsesOrigin() bool
-}
-
-// An originPrefetcher is an OriginUser that reads much memory per origin: the
-// per-server engine calls prefetchOrigin with the origin of the next arrival,
-// drawn one arrival ahead, so that the policy can ask the CPU for it early.
+// An originPrefetcher is a policy that uses origins and reads much memory
+// per origin: the per-server engine calls prefetchOrigin with the origin of
+// the next arrival, drawn one arrival ahead, so that the policy can ask the
+// CPU for it early.
 type originPrefetcher interface {
 	prefetchOrigin(origin int)
-}
-
-// usesOrigin reports whether p needs an origin per arrival.
-func usesOrigin(p Policy) bool {
-	o, ok := p.(OriginUser)
-	return ok && o.UsesOrigin()
 }
 
 // System describes the servers a policy dispatches to.
@@ -135,42 +123,14 @@ type KeyedPolicy interface {
 	ScenarioKeys() map[string]any
 }
 
-// A ShortestOrderUser is a Policy that calls State.RandomShortest or
-// State.MinLen on every arrival and asks the engine to keep servers sorted by
-// length, which makes those calls O(1) (JSQ).
-type ShortestOrderUser interface {
-	UsesShortestOrder() bool
-}
-
-// A WorkloadUser is a Policy that reads State.Workload (the unfinished work at
-// a server), which only the general engine tracks. Run runs such a policy on
-// EngineGeneral (with exponential service when Scenario.Service is nil) and
-// rejects the Markov engines for it.
-type WorkloadUser interface {
-	UsesWorkload() bool
-}
-
-// usesWorkload reports whether p reads State.Workload.
-func usesWorkload(p Policy) bool {
-	w, ok := p.(WorkloadUser)
-	return ok && w.UsesWorkload()
-}
-
 // wrapped forwards to a wrapped policy what the engines ask a policy about
 // itself, so that a wrapper (DrawCounter, Tagger) is served as the policy it
-// wraps: its name and whether it uses origins, the length order, workloads
-// and the idle bits.
+// wraps: its name and its needs (forwarded: the needs without the inline
+// rule, which would bypass the wrapper's Dispatch).
 type wrapped struct{ inner Policy }
 
-func (w wrapped) Name() string            { return w.inner.Name() }
-func (w wrapped) UsesOrigin() bool        { return usesOrigin(w.inner) }
-func (w wrapped) UsesShortestOrder() bool { return usesShortestOrder(w.inner) }
-func (w wrapped) UsesWorkload() bool      { return usesWorkload(w.inner) }
-
-func (w wrapped) usesIdleBits() bool {
-	ib, ok := w.inner.(idleBitsUser)
-	return ok && ib.usesIdleBits()
-}
+func (w wrapped) Name() string { return w.inner.Name() }
+func (w wrapped) Uses() Needs  { return forwarded(w.inner) }
 
 // prepareInner returns the policy a wrapper dispatches with in one
 // replication: the wrapped one, or the fresh value its Prepare returns.

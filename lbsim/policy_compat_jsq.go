@@ -27,9 +27,9 @@ type compatJSQ struct {
 
 func (p *compatJSQ) Name() string { return "compat-jsq" }
 
-// UsesShortestOrder reports true on the implicit complete graph, where the
+// Uses declares the length order on the implicit complete graph, where the
 // policy is JSQ and uses the O(1) shortest-queue structure.
-func (p *compatJSQ) UsesShortestOrder() bool { return p.complete }
+func (p *compatJSQ) Uses() Needs { return Needs{ShortestOrder: p.complete} }
 
 func (p *compatJSQ) Prepare(sys System) (Policy, error) {
 	types, err := checkCompat(p.g, sys, 1, " (a type that arrives needs a compatible server)")

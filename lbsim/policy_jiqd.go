@@ -16,6 +16,10 @@ type jiqd struct{ jsqd }
 
 func (p *jiqd) Name() string { return fmt.Sprintf("jiqd(d=%d)", p.d) }
 
+// Uses declares nothing: the embedded jsqd's inline rule (the shortest of d
+// uniform servers) is not jiqd's, which tries an idle server first.
+func (p *jiqd) Uses() Needs { return Needs{} }
+
 func (p *jiqd) Prepare(sys System) (Policy, error) {
 	q, err := p.jsqd.Prepare(sys)
 	if err != nil {

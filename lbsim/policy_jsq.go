@@ -15,7 +15,11 @@ type jsqPolicy struct{}
 
 func (jsqPolicy) Name() string { return "jsq" }
 
-func (jsqPolicy) UsesShortestOrder() bool { return true }
+// Uses declares the full length order, and that the engines may
+// dispatch inline (joinShortest: RandomShortest from their own draws).
+func (jsqPolicy) Uses() Needs {
+	return Needs{ShortestOrder: true, inline: inlineRule{kind: joinShortest}}
+}
 
 func (jsqPolicy) Dispatch(s *State, _ int, r *rand.Rand) int { return s.RandomShortest(r) }
 

@@ -55,6 +55,13 @@ func (p *jsqd) Name() string {
 	return fmt.Sprintf("jsqd(d=%d,%s)", p.d, p.sampling)
 }
 
+// Uses declares the engines' sampleShortest rule: the shortest of d
+// uniform servers (with replacement for d = 1, where it is the same law),
+// checked against N as Prepare checks it.
+func (p *jsqd) Uses() Needs {
+	return Needs{inline: inlineRule{kind: sampleShortest, d: p.d, with: p.sampling == WithReplacement || p.d == 1, check: p.validate}}
+}
+
 func (p *jsqd) validate(n int) error {
 	if p.d < 1 || p.d > n {
 		return fmt.Errorf("d = %d: must be between 1 and the number of servers (%d)", p.d, n)

@@ -21,8 +21,10 @@ type jswd struct {
 	scratch distinct.Perm // partial Fisher-Yates permutation for d > maxRejectionD
 }
 
-func (p *jswd) Name() string       { return fmt.Sprintf("jswd(d=%d)", p.d) }
-func (p *jswd) UsesWorkload() bool { return true }
+func (p *jswd) Name() string { return fmt.Sprintf("jswd(d=%d)", p.d) }
+
+// Uses declares the workloads: jswd runs on the general engine.
+func (p *jswd) Uses() Needs { return Needs{Workload: true} }
 
 func (p *jswd) Prepare(sys System) (Policy, error) {
 	if p.d < 1 || p.d > sys.N {

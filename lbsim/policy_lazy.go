@@ -13,7 +13,7 @@ import (
 // a malformed file is invalid input.
 //
 // It forwards the optional interfaces the built policies have: Preparer and
-// ExactRouter always, OriginUser as told (origin), and StatefulRouter in
+// ExactRouter always, its Needs' origin as told (origin), and StatefulRouter in
 // statefulLazyPolicy.
 type lazyPolicy struct {
 	name   string
@@ -59,7 +59,9 @@ func (w *lazyPolicy) Name() string { return w.name }
 // ScenarioKeys returns the keys the policy was built from.
 func (w *lazyPolicy) ScenarioKeys() map[string]any { return w.keys }
 
-func (w *lazyPolicy) UsesOrigin() bool { return w.origin }
+// Uses declares the origin as told, without building the policy (the
+// engines read the needs of the prepared, built, policy).
+func (w *lazyPolicy) Uses() Needs { return Needs{Origin: w.origin} }
 
 // Dispatch is that of the prepared policy; the engines always call Prepare
 // first.

@@ -117,9 +117,9 @@ func (p *walkJSQd) Name() string {
 	return fmt.Sprintf("nbrw-jsqd(d=%d,walk=%s,steps=%d)", p.d, p.walk, p.steps)
 }
 
-// UsesOrigin reports false: the walkers, not the task's origin, pick the
+// Uses declares no origin: the walkers, not the task's origin, pick the
 // servers.
-func (p *walkJSQd) UsesOrigin() bool { return false }
+func (p *walkJSQd) Uses() Needs { return Needs{} }
 
 func (p *walkJSQd) validate(n int) error {
 	switch {
@@ -245,7 +245,7 @@ func (p *walkJSQd) predraw(w int, c uint32, r *rand.Rand) {
 // come from u.
 func (p *walkJSQd) stepAt(e uint64, u uint32) uint32 {
 	if p.walk == NonBacktracking {
-		e += uint64(b2u(p.adj[e] >= u))
+		e += uint64(b2i(p.adj[e] >= u))
 	}
 	return p.adj[e]
 }
@@ -293,16 +293,8 @@ func (p *walkJSQd) step(c, u uint32, r *rand.Rand) uint32 {
 	// the list without u is entry i if that is below u, entry i+1 otherwise
 	// (a branch-free skip: the comparison is a coin flip for the predictor).
 	i := base + uint64(p.bits.bounded(r, deg-1))
-	i += uint64(b2u(p.adj[i] >= u))
+	i += uint64(b2i(p.adj[i] >= u))
 	return p.adj[i]
-}
-
-// b2u converts a bool to 0 or 1 (compiled to a SETcc).
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (p *walkJSQd) Dispatch(s *State, _ int, r *rand.Rand) int {

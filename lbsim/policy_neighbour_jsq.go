@@ -79,25 +79,20 @@ func (p *neighbourJSQ) Name() string {
 	return "neighbour-jsq"
 }
 
-// UsesOrigin reports true: the choice depends on where the task appears.
-func (p *neighbourJSQ) UsesOrigin() bool { return true }
-
-// UsesShortestOrder reports true on the implicit complete graph, where
-// Dispatch is State.RandomShortest, and on an implicit Erdős-Rényi graph,
-// where dispatchPairs reads the servers level by level; on graphs with
-// neighbour lists keeping the servers sorted would cost for nothing.
-func (p *neighbourJSQ) UsesShortestOrder() bool {
-	if p.g == nil {
-		return false
+// Uses declares the origin (the choice depends on where the task appears);
+// the length order on the implicit complete graph, where Dispatch is
+// State.RandomShortest, and on an implicit Erdős-Rényi graph, where
+// dispatchPairs reads the servers level by level (on graphs with neighbour
+// lists keeping the servers sorted would cost for nothing); and the idle
+// bits on graphs whose neighbour lists Dispatch reads (the scan reads them,
+// see shortestAmong).
+func (p *neighbourJSQ) Uses() Needs {
+	order := false
+	if p.g != nil {
+		_, hashed := p.g.PairHash()
+		order = p.g.IsComplete() || hashed && !p.firstIdle
 	}
-	_, hashed := p.g.PairHash()
-	return p.g.IsComplete() || hashed && !p.firstIdle
-}
-
-// usesIdleBits reports true on graphs whose neighbour lists Dispatch reads:
-// the scan reads the idle bits (see shortestAmong).
-func (p *neighbourJSQ) usesIdleBits() bool {
-	return p.g != nil && !p.g.IsComplete() && !p.UsesShortestOrder()
+	return Needs{Origin: true, ShortestOrder: order, idleBits: p.g != nil && !p.g.IsComplete() && !order}
 }
 
 // checkGraph validates g against a system of n servers for the graph policies.

@@ -41,11 +41,9 @@ func (p *neighbourJSQBlocks) Name() string {
 	return fmt.Sprintf("neighbour-jsq(complete-multipartite,m=%d)", p.m)
 }
 
-// UsesOrigin reports true: the candidates depend on the origin's block.
-func (p *neighbourJSQBlocks) UsesOrigin() bool { return true }
-
-// UsesShortestOrder reports true: Dispatch reads the servers level by level.
-func (p *neighbourJSQBlocks) UsesShortestOrder() bool { return true }
+// Uses declares the origin (the candidates depend on the origin's block)
+// and the length order (Dispatch reads the servers level by level).
+func (p *neighbourJSQBlocks) Uses() Needs { return Needs{Origin: true, ShortestOrder: true} }
 
 func (p *neighbourJSQBlocks) Prepare(sys System) (Policy, error) {
 	if p.n != sys.N {

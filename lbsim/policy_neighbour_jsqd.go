@@ -42,8 +42,16 @@ type neighbourJSQd struct {
 
 func (p *neighbourJSQd) Name() string { return fmt.Sprintf("neighbour-jsqd(d=%d)", p.d) }
 
-// UsesOrigin reports true: the choice depends on where the task appears.
-func (p *neighbourJSQd) UsesOrigin() bool { return true }
+// Uses declares the origin (the choice depends on where the task appears)
+// and, for d = 2 on a graph with neighbour lists or an implicit one other
+// than the complete graph, the engines' localPair rule (two local choices).
+func (p *neighbourJSQd) Uses() Needs {
+	u := Needs{Origin: true}
+	if p.d == 2 && p.g != nil && !p.g.IsComplete() {
+		u.inline = inlineRule{kind: localPair, graph: p.g}
+	}
+	return u
+}
 
 func (p *neighbourJSQd) Prepare(sys System) (Policy, error) {
 	if p.d < 1 {

@@ -14,6 +14,12 @@ type randomPolicy struct{}
 
 func (randomPolicy) Name() string { return "random" }
 
+// Uses declares the engines' sampleShortest rule with d = 1: one uniform
+// server.
+func (randomPolicy) Uses() Needs {
+	return Needs{inline: inlineRule{kind: sampleShortest, d: 1, with: true}}
+}
+
 func (randomPolicy) Dispatch(s *State, _ int, r *rand.Rand) int {
 	return int(r.Int32N(int32(s.N())))
 }

@@ -66,15 +66,10 @@ type DrawCounter struct {
 // its counts; use a fresh counter per measurement.
 func CountDraws(p Policy) *DrawCounter { return &DrawCounter{wrapped: wrapped{p}} }
 
-// Name, UsesOrigin, UsesShortestOrder and UsesWorkload (from wrapped)
-// forward to the wrapped policy, so the engine serves it as it would
-// unwrapped. (A DrawCounter is not an OccupancyRouter: it runs on the
-// per-server or general engine.)
-
-func usesShortestOrder(p Policy) bool {
-	so, ok := p.(ShortestOrderUser)
-	return ok && so.UsesShortestOrder()
-}
+// Name and Uses (from wrapped) forward to the wrapped policy, so the engine
+// serves it as it would unwrapped, bar the inline dispatch rules. (A
+// DrawCounter is not an OccupancyRouter: it runs on the per-server or
+// general engine.)
 
 // Prepare prepares the wrapped policy for one replication, with its own
 // counts.

@@ -22,23 +22,15 @@ func Run(ctx context.Context, sc Scenario) (*Result, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	engine := resolveEngine(sc)
-	simulate := runServers
-	switch engine {
-	case EngineOccupancy:
-		simulate = runOccupancy
-	case EngineGeneral:
-		simulate = runGeneral
-	case EngineUniformized:
-		simulate = runUniformized
-	}
+	p := choosePlan(&sc)
+	engine, simulate := p.engine, p.run
 
 	workers := sc.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, sc.Replications)
-	if err := checkResources(&sc, engine, workers); err != nil {
+	if err := checkResources(&sc, p, workers); err != nil {
 		return nil, err
 	}
 

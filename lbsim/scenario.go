@@ -28,8 +28,8 @@ const (
 	// EngineGeneral is the event-driven engine for general service-time
 	// laws and disciplines (Scenario.Service, Scenario.Discipline) and for
 	// policies that read workloads (JSWd); see runGeneral. EngineAuto picks
-	// it whenever Service is set, Discipline is not FIFO or the policy is a
-	// WorkloadUser, and only it runs those scenarios.
+	// it whenever Service is set, Discipline is not FIFO or the policy
+	// declares Needs.Workload, and only it runs those scenarios.
 	EngineGeneral Engine = "general"
 	// EngineUniformized simulates the occupancy counts of JSQ(d) (with or
 	// without replacement) and random routing uniformized at the constant
@@ -159,14 +159,7 @@ func (sc Scenario) resolve() (Scenario, error) {
 	if sc.Servers > MaxServers && (sc.Engine == EngineServers || sc.Engine == EngineGeneral) {
 		return sc, fmt.Errorf("servers = %d: the %s engine supports at most 2^31-2 servers; use the occupancy engine", sc.Servers, sc.Engine)
 	}
-	capacity := float64(sc.Servers)
-	if sc.Rates != nil {
-		capacity = 0
-		for _, mu := range sc.Rates {
-			capacity += mu
-		}
-	}
-	capacity /= meanS // in tasks per unit time
+	capacity := sc.capacity(meanS)
 	if sc.Lambda*float64(sc.Servers) >= capacity && !sc.AllowUnstable {
 		return sc, fmt.Errorf("lambda = %v: the system is unstable (arrival rate %g >= total service rate %g); "+
 			"lambda must be below %g, or set allow_unstable (--allow-unstable) for a finite-horizon transient run",
@@ -355,41 +348,6 @@ type parsedLaw struct {
 	spec string
 }
 
-// needsGeneral says why only the general engine can run sc, or "".
-func needsGeneral(sc Scenario) string {
-	switch {
-	case sc.Service != nil:
-		return fmt.Sprintf("service is %s", sc.Service)
-	case sc.Discipline != "" && sc.Discipline != FIFO:
-		return fmt.Sprintf("discipline is %s", sc.Discipline)
-	case usesWorkload(sc.Policy):
-		return fmt.Sprintf("policy %s reads workloads", sc.Policy.Name())
-	case watchesDepartures(sc.Policy):
-		return fmt.Sprintf("policy %s traces tagged queues", sc.Policy.Name())
-	}
-	return ""
-}
-
-// occupancyIneligible says why the occupancy-level engine cannot run sc, or "".
-func occupancyIneligible(sc Scenario) string {
-	if why := needsGeneral(sc); why != "" {
-		return why
-	}
-	if _, ok := sc.Policy.(OccupancyRouter); !ok {
-		return fmt.Sprintf("policy %s is not exchangeable (does not implement OccupancyRouter)", sc.Policy.Name())
-	}
-	if _, homogeneous := commonRate(sc.Rates); !homogeneous {
-		return "service rates are heterogeneous"
-	}
-	if sc.OriginWeights != nil && usesOrigin(sc.Policy) {
-		return "origins are weighted"
-	}
-	if sc.InitLengths != nil {
-		return "per-server initial lengths are given"
-	}
-	return ""
-}
-
 // system returns the System of a validated scenario.
 func (sc Scenario) system() System {
 	return System{N: sc.Servers, Rates: sc.Rates, OriginWeights: sc.OriginWeights}
@@ -422,12 +380,20 @@ func (sc Scenario) Stable() bool {
 	if sc.Service != nil {
 		meanS = sc.Service.Mean()
 	}
-	capacity := float64(sc.Servers)
+	return sc.Lambda*float64(sc.Servers) < sc.capacity(meanS)
+}
+
+// capacity is the total service rate in tasks per unit time: the sum of
+// the servers' rates (N when all are 1) over the mean service time meanS.
+// Run refuses a scenario whose arrival rate lambda N reaches it unless
+// AllowUnstable is set.
+func (sc Scenario) capacity(meanS float64) float64 {
+	c := float64(sc.Servers)
 	if sc.Rates != nil {
-		capacity = 0
+		c = 0
 		for _, mu := range sc.Rates {
-			capacity += mu
+			c += mu
 		}
 	}
-	return sc.Lambda*float64(sc.Servers)*meanS < capacity
+	return c / meanS
 }

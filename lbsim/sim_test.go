@@ -91,7 +91,7 @@ func TestRandomHeterogeneousRates(t *testing.T) {
 type joinOrigin struct{}
 
 func (joinOrigin) Name() string                               { return "join-origin" }
-func (joinOrigin) UsesOrigin() bool                           { return true }
+func (joinOrigin) Uses() Needs                                { return Needs{Origin: true} }
 func (joinOrigin) Dispatch(_ *State, o int, _ *rand.Rand) int { return o }
 
 // Weighted origins with join-the-origin routing: server j is M/M/1 with arrival

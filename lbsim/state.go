@@ -11,7 +11,7 @@ import (
 // O(1). Policies read it; only the engine changes it.
 //
 // The permutation lists idle servers first (perm[:start[1]]). For policies that
-// declare UsesShortestOrder, it is kept fully sorted by queue length, so that
+// declare Needs.ShortestOrder, it is kept fully sorted by queue length, so that
 // servers with length L occupy perm[start[L]:start[L+1]] and a uniformly random
 // shortest server is O(1) too. Either way an arrival or a departure moves one
 // server across at most one bucket boundary with a single swap. Memory is 12
@@ -40,29 +40,22 @@ type State struct {
 	sys    System
 	// ends[j] is the time at which server j would be empty if no task
 	// arrived any more, and now the current time: the general engine keeps
-	// them for WorkloadUser policies (nil otherwise).
+	// them for policies that declare Needs.Workload (nil otherwise).
 	ends []float64
 	now  float64
 	// idleBits has bit j set when server j is idle. It is kept only for
-	// policies that scan many servers for an idle one (idleBitsUser), nil
+	// policies that scan many servers for an idle one (Needs.idleBits), nil
 	// otherwise: at N = 10^5 it is 12.5 kB and stays in the first-level cache
 	// where the lengths do not.
 	idleBits []uint64
 }
 
-// An idleBitsUser is a Policy that reads State.idleBits, which the engine then
-// keeps up to date (one bit flip per idle<->busy transition).
-type idleBitsUser interface {
-	usesIdleBits() bool
-}
-
 // newPolicyState returns the empty state of sys with what policy needs kept
-// up to date: the full length order for a ShortestOrderUser, the idle bits for
-// an idleBitsUser.
+// up to date (its Needs): the full length order, the idle bits.
 func newPolicyState(sys System, policy Policy) *State {
-	so, ok := policy.(ShortestOrderUser)
-	s := newState(sys, ok && so.UsesShortestOrder())
-	if ib, ok := policy.(idleBitsUser); ok && ib.usesIdleBits() {
+	uses := NeedsOf(policy)
+	s := newState(sys, uses.ShortestOrder)
+	if uses.idleBits {
 		s.idleBits = make([]uint64, (sys.N+63)/64)
 		for j := range sys.N {
 			s.idleBits[j>>6] |= 1 << (j & 63)
@@ -138,8 +131,8 @@ func (s *State) RandomIdle(r *rand.Rand) int {
 }
 
 // RandomShortest returns a uniformly random server among those with the fewest
-// tasks. It is O(1) when an idle server exists or the policy is a
-// ShortestOrderUser, and O(N) otherwise.
+// tasks. It is O(1) when an idle server exists or the policy declares
+// Needs.ShortestOrder, and O(N) otherwise.
 func (s *State) RandomShortest(r *rand.Rand) int {
 	if s.full {
 		m := s.length[s.perm[0]]
@@ -164,8 +157,8 @@ func (s *State) RandomShortest(r *rand.Rand) int {
 	return int(best)
 }
 
-// MinLen returns the smallest queue length (O(levels) unless the policy is a
-// ShortestOrderUser).
+// MinLen returns the smallest queue length (O(levels) unless the policy
+// declares Needs.ShortestOrder).
 func (s *State) MinLen() int {
 	if s.full {
 		return int(s.length[s.perm[0]])
@@ -190,7 +183,7 @@ func (s *State) MaxLen() int {
 // long server j would take to empty if no task arrived any more (the sum of
 // the remaining service times of its tasks, divided by its rate). Only the
 // general engine (EngineGeneral) tracks workloads, and only for policies that
-// implement WorkloadUser (JSWd); Run picks that engine for them and rejects
+// declare Needs.Workload (JSWd); Run picks that engine for them and rejects
 // the Markov engines. Elsewhere Workload returns NaN.
 func (s *State) Workload(j int) float64 {
 	if s.ends == nil {

@@ -64,9 +64,8 @@ type TagEvent struct {
 	Arrival bool
 }
 
-// Name, UsesOrigin, UsesShortestOrder and UsesWorkload (from wrapped)
-// forward to the wrapped policy, so the engine serves it as it would
-// unwrapped.
+// Name and Uses (from wrapped) forward to the wrapped policy, so the engine
+// serves it as it would unwrapped, bar the inline dispatch rules.
 
 // departed is never called on the Tagger itself (the engine calls the value
 // Prepare returns); it marks the Tagger as a policy that needs the general

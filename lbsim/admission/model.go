@@ -21,7 +21,7 @@ const (
 )
 
 // DefaultHorizon is the simulated time of a replication when none is given.
-const DefaultHorizon = 1000.0
+const DefaultHorizon = model.DefaultHorizon
 
 // MaxSimServers bounds servers when simulate is set.
 const MaxSimServers = 1_000_000

@@ -1,7 +1,6 @@
 package csma
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,27 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lbsim/notebooks/lbsim/internal/modeltest"
 	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 func point(t *testing.T, set map[string]any, seed uint64, reps int) (*model.Model, *model.Outcome, error) {
 	t.Helper()
-	m, err := model.Lookup("csma")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := m.Keys.New()
-	for k, x := range set {
-		if err := v.Set(k, x); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err = m.Point(v, seed, reps)
-	if err != nil {
-		return m, nil, err
-	}
-	out, err := m.Run(context.Background(), v, 0, nil)
-	return m, out, err
+	return modeltest.Point(t, "csma", set, seed, reps, 0)
 }
 
 // The registered model runs a point: its figures are the run's, the

@@ -7,8 +7,8 @@
 //
 // N single-server FIFO queues; server j serves at rate mu_j
 // (lbsim.System.Rate). Tasks arrive in a Poisson stream of total rate
-// lambda*N. A policy that uses origins (lbsim.OriginUser with UsesOrigin
-// true) sees each task appear at an origin server, uniformly at random or in
+// lambda*N. A policy that uses origins (lbsim.Needs.Origin, declared by its
+// Uses) sees each task appear at an origin server, uniformly at random or in
 // proportion to System.OriginWeights; other policies are asked once per state
 // with origin -1. The policy's lbsim.ExactRouter.Route gives the distribution
 // of the server the task joins and of the policy's next internal state. Queue

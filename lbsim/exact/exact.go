@@ -27,15 +27,19 @@ const (
 type Problem struct {
 	// System gives the number of servers (N >= 1), their service rates (nil
 	// means all 1) and the origin weights (nil means uniform), which matter,
-	// and are checked, only for policies that use origins (lbsim.OriginUser).
+	// and are checked, only for policies that use origins (lbsim.Needs.Origin).
 	System lbsim.System
 	// Lambda is the arrival rate per server: tasks arrive at total rate
 	// Lambda*N. It must be positive and finite. The truncated chain is stable
 	// for any Lambda, but an automatic cap needs Lambda*N < sum of the rates.
 	Lambda float64
-	// Policy routes the tasks. If it implements lbsim.Preparer, Solve calls
-	// Prepare and uses the returned policy when that is an ExactRouter.
-	Policy lbsim.ExactRouter
+	// Policy routes the tasks: any policy the constructors of package lbsim
+	// return. Solve needs its exact routing distribution (lbsim.ExactRouter)
+	// and refuses a policy without one (JSWd, or a wrapper such as
+	// lbsim.CountDraws) with an error naming it. If it implements
+	// lbsim.Preparer, Solve calls Prepare and uses the returned policy when
+	// that is an ExactRouter.
+	Policy lbsim.Policy
 	// Cap is the largest queue length K >= 1 of each server: a task routed to a
 	// server holding K tasks is lost (the policy state still moves to the
 	// Next of the routing choice). Zero chooses K automatically, increasing it
@@ -192,6 +196,9 @@ func validate(p Problem) (*problem, error) {
 	if p.Policy == nil {
 		return nil, errors.New("Policy is nil: want an lbsim.ExactRouter")
 	}
+	if _, ok := p.Policy.(lbsim.ExactRouter); !ok {
+		return nil, fmt.Errorf("policy %q cannot be solved exactly: it does not state its routing distribution (lbsim.ExactRouter)", policyName(p.Policy))
+	}
 	if q.Cap < 0 {
 		return nil, fmt.Errorf("Cap = %d: must be at least 1, or 0 to choose it automatically", q.Cap)
 	}
@@ -222,7 +229,7 @@ func validate(p Problem) (*problem, error) {
 
 	// Origins: where tasks appear and at which rate.
 	lt := p.Lambda * float64(n)
-	if o, ok := p.Policy.(lbsim.OriginUser); ok && o.UsesOrigin() {
+	if lbsim.NeedsOf(p.Policy).Origin {
 		w := sys.OriginWeights
 		if w == nil {
 			for j := range n {
@@ -386,7 +393,7 @@ func nextCap(ks []int, mass []float64, tol float64, kmax int) int {
 // solveAt solves the chain with cap k, starting from the distribution of prev
 // (a solution at a smaller cap) if not nil.
 func (q *problem) solveAt(ctx context.Context, k int, prev *Solution) (*Solution, error) {
-	c, err := buildChain(ctx, q.System, q.Lambda, q.Policy, q.ps, k, q.origins)
+	c, err := buildChain(ctx, q.System, q.Lambda, q.Policy.(lbsim.ExactRouter), q.ps, k, q.origins)
 	if err != nil {
 		return nil, err
 	}

@@ -265,7 +265,7 @@ func TestOwnServerIsIndependentMM1(t *testing.T) {
 	checkProductForm(t, sol, sys, []float64{0.6, 0, 0.6})
 }
 
-// An OriginUser that reports UsesOrigin false must be asked with origin -1.
+// A policy that declares no Needs.Origin must be asked with origin -1.
 func TestNoOriginMeansMinusOne(t *testing.T) {
 	sys := lbsim.System{N: 2, OriginWeights: []float64{1, 2}}
 	p := exact.Problem{System: sys, Lambda: 0.5, Policy: originCheckRouter{}, Cap: 4, Tol: 1e-12}
@@ -404,6 +404,25 @@ func TestPrepare(t *testing.T) {
 	solve(t, p)
 }
 
+// The values the constructors of package lbsim return (typed Policy) are
+// solved as they are, with no assertion to ExactRouter; Random among them
+// makes each server an M/M/1/K queue, whose mean length is known.
+func TestConstructorPolicies(t *testing.T) {
+	const lambda, k = 0.7, 6
+	for _, p := range []lbsim.Policy{lbsim.JSQd(2), lbsim.JSQdSampling(2, lbsim.WithReplacement), lbsim.JSQ(), lbsim.Random()} {
+		sol := solve(t, exact.Problem{System: lbsim.System{N: 3}, Lambda: lambda, Policy: p, Cap: k})
+		if p.Name() != "random" {
+			continue
+		}
+		num, den := 0.0, 0.0
+		for l := 0; l <= k; l++ {
+			num += float64(l) * math.Pow(lambda, float64(l))
+			den += math.Pow(lambda, float64(l))
+		}
+		near(t, "random: mean tasks per server", sol.MeanTasksPerServer, num/den, 1e-6)
+	}
+}
+
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -452,6 +471,8 @@ func TestErrors(t *testing.T) {
 		{"zero rate", with(func(p *exact.Problem) { p.System.Rates = []float64{1, 0} }), []string{"System.Rates[1]", "positive"}},
 		{"NaN rate", with(func(p *exact.Problem) { p.System.Rates = []float64{math.NaN(), 1} }), []string{"System.Rates[0]"}},
 		{"nil policy", with(func(p *exact.Problem) { p.Policy = nil }), []string{"Policy", "nil"}},
+		{"no exact routing", with(func(p *exact.Problem) { p.Policy = lbsim.JSWd(2) }), []string{`policy "jswd(d=2)"`, "cannot be solved exactly", "ExactRouter"}},
+		{"wrapper without exact routing", with(func(p *exact.Problem) { p.Policy = lbsim.CountDraws(lbsim.JSQd(2)) }), []string{"cannot be solved exactly"}},
 		{"negative cap", with(func(p *exact.Problem) { p.Cap = -1 }), []string{"Cap", "at least 1"}},
 		{"negative tol", with(func(p *exact.Problem) { p.Tol = -1 }), []string{"Tol", "(0, 0.1]"}},
 		{"large tol", with(func(p *exact.Problem) { p.Tol = 0.5 }), []string{"Tol"}},

@@ -63,8 +63,8 @@ func (roundRobinRouter) Route(sys lbsim.System, _ []int, pstate, _ int, out []lb
 // ownServerRouter sends each task to the server where it appeared.
 type ownServerRouter struct{}
 
-func (ownServerRouter) Name() string     { return "test-own" }
-func (ownServerRouter) UsesOrigin() bool { return true }
+func (ownServerRouter) Name() string      { return "test-own" }
+func (ownServerRouter) Uses() lbsim.Needs { return lbsim.Needs{Origin: true} }
 func (ownServerRouter) Dispatch(_ *lbsim.State, origin int, _ *rand.Rand) int {
 	return origin
 }
@@ -72,12 +72,12 @@ func (ownServerRouter) Route(_ lbsim.System, _ []int, _, origin int, out []lbsim
 	return append(out, lbsim.Choice{Server: origin, P: 1})
 }
 
-// originCheckRouter is an OriginUser that reports it does not use origins: it
+// originCheckRouter is a NeedsDeclarer that reports it does not use origins: it
 // must be called with origin -1, and routes to an invalid server otherwise.
 type originCheckRouter struct{}
 
-func (originCheckRouter) Name() string     { return "test-origin-check" }
-func (originCheckRouter) UsesOrigin() bool { return false }
+func (originCheckRouter) Name() string      { return "test-origin-check" }
+func (originCheckRouter) Uses() lbsim.Needs { return lbsim.Needs{} }
 func (originCheckRouter) Dispatch(*lbsim.State, int, *rand.Rand) int {
 	return 0
 }

@@ -39,6 +39,12 @@
 // (factors clamped at zero between lattice points) so that a simulation at,
 // say, N = 100 can be set beside the ODE with the O(1/N) sampling effect
 // included. It is the drift at the mean, not the mean of the N-server chain.
+// This is why `lbsim meanfield` defaults its sampling key to with (the limit
+// N -> infinity, which needs no N) while `lbsim run` defaults to without
+// (a simulation has an N, and the policy of Mukherjee et al. samples distinct
+// servers): the two defaults describe the same policy on either side of the
+// limit, and `lbsim meanfield --sampling without --servers N` is the drift
+// to set beside a simulation at that N.
 //
 // The transient of random routing (d = 1) is the M/M/1 transient, for which
 // only the stationary point lambda^i is elementary; it relaxes at rate

@@ -37,6 +37,10 @@ func ReplicationsKey() param.Key {
 		Doc: "independent replications, for the confidence intervals (95% half-widths need 2 or more)"}
 }
 
+// DefaultHorizon is the simulated time of a replication when none is given,
+// the same for every model (each model's DefaultHorizon is this one).
+const DefaultHorizon = 1000.0
+
 // HorizonKey declares the simulated time of each replication, with its
 // default.
 func HorizonKey(def float64) param.Key {

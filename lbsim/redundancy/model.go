@@ -29,7 +29,7 @@ const (
 )
 
 // DefaultHorizon is the simulated time of a replication when none is given.
-const DefaultHorizon = 1000.0
+const DefaultHorizon = model.DefaultHorizon
 
 // Keys declares the parameters of the redundancy model: `lbsim redundancy`
 // flags, scenario-file keys and sweep axes.

@@ -1,44 +1,22 @@
 package redundancy
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lbsim/notebooks/lbsim/internal/modeltest"
 	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 func point(t *testing.T, kv map[string]any) (*model.Model, *model.Outcome, error) {
 	t.Helper()
-	m, err := model.Lookup("redundancy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := m.Keys.New()
-	for k, x := range kv {
-		if err := v.Set(k, x); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err = m.Point(v, 1, 2)
-	if err != nil {
-		return m, nil, err
-	}
-	out, err := m.Run(context.Background(), v, 1, nil)
-	return m, out, err
+	return modeltest.Point(t, "redundancy", kv, 1, 2, 1)
 }
 
-func figure(out *model.Outcome, name string) *model.Figure {
-	for i := range out.Figures {
-		if out.Figures[i].Name == name {
-			return &out.Figures[i]
-		}
-	}
-	return nil
-}
+func figure(out *model.Outcome, name string) *model.Figure { return modeltest.Figure(out, name) }
 
 // The registered model runs a simulation and an exact point; the exact
 // point's figures are Exact's.

@@ -1,7 +1,6 @@
 package redundancy
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
@@ -71,67 +70,19 @@ func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Du
 }
 
 // MarshalJSON writes NaN and infinite numbers (a half-width of one
-// replication) as null.
-func (r RepResult) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Events            int64 `json:"events"`
-		Arrivals          int64 `json:"arrivals"`
-		Completions       int64 `json:"completions"`
-		Cancellations     int64 `json:"cancellations"`
-		MeanTasks         any   `json:"mean_tasks"`
-		MeanResponse      any   `json:"mean_response"`
-		Responses         int64 `json:"responses"`
-		ResponseQuantiles []any `json:"response_quantiles"`
-		TasksDistribution []any `json:"tasks_distribution"`
-		Occupancy         []any `json:"occupancy"`
-	}{r.Events, r.Arrivals, r.Completions, r.Cancellations, model.JSONNumber(r.MeanTasks), model.JSONNumber(r.MeanResponse), r.Responses,
-		model.JSONNumbers(r.ResponseQuantiles), model.JSONNumbers(r.TasksDistribution), model.JSONNumbers(r.Occupancy)})
-}
+// replication) as null (model.MarshalObject).
+func (r RepResult) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
 
 // MarshalJSON writes NaN and infinite numbers (half-widths of one
-// replication) as null, keys in snake case.
+// replication) as null, keys in snake case (model.MarshalObject), followed
+// by the names lbsim run gives the same figures.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Servers               int         `json:"servers"`
-		Lambda                float64     `json:"lambda"`
-		D                     int         `json:"d"`
-		Pairs                 string      `json:"pairs"`
-		Horizon               float64     `json:"horizon"`
-		Warmup                float64     `json:"warmup"`
-		Replications          int         `json:"replications"`
-		Seed                  uint64      `json:"seed"`
-		Events                int64       `json:"events"`
-		Arrivals              int64       `json:"arrivals"`
-		EventsPerSecond       any         `json:"events_per_second"`
-		Seconds               float64     `json:"seconds"`
-		TasksDistribution     []any       `json:"tasks_distribution"`
-		TasksDistributionCI95 []any       `json:"tasks_distribution_ci95"`
-		MeanTasks             any         `json:"mean_tasks"`
-		MeanTasksCI95         any         `json:"mean_tasks_ci95"`
-		MeanResponse          any         `json:"mean_response"`
-		MeanResponseCI95      any         `json:"mean_response_ci95"`
-		ResponseProbabilities []float64   `json:"response_probabilities"`
-		ResponseQuantiles     []any       `json:"response_quantiles"`
-		ResponseQuantilesCI95 []any       `json:"response_quantiles_ci95"`
-		Occupancy             []any       `json:"occupancy"`
-		OccupancyCI95         []any       `json:"occupancy_ci95"`
-		Busy                  []any       `json:"busy"`
-		BusyCI95              []any       `json:"busy_ci95"`
-		PerReplication        []RepResult `json:"per_replication"`
-		// The names lbsim run gives the same figures.
-		MeanSojourn            any        `json:"mean_sojourn"`
-		MeanSojournCI95        any        `json:"mean_sojourn_ci95"`
-		MeanTasksPerServer     any        `json:"mean_tasks_per_server"`
-		MeanTasksPerServerCI95 any        `json:"mean_tasks_per_server_ci95"`
-		SojournQuantiles       []quantile `json:"sojourn_quantiles"`
-	}{r.Servers, r.Lambda, r.D, r.Pairs, r.Horizon, r.Warmup, r.Replications, r.Seed, r.Events, r.Arrivals,
-		model.JSONNumber(r.EventsPerSecond), r.Seconds, model.JSONNumbers(r.TasksDistribution), model.JSONNumbers(r.TasksDistributionCI95),
-		model.JSONNumber(r.MeanTasks), model.JSONNumber(r.MeanTasksCI95), model.JSONNumber(r.MeanResponse), model.JSONNumber(r.MeanResponseCI95),
-		r.ResponseProbabilities, model.JSONNumbers(r.ResponseQuantiles), model.JSONNumbers(r.ResponseQuantilesCI95),
-		model.JSONNumbers(r.Occupancy), model.JSONNumbers(r.OccupancyCI95), model.JSONNumbers(r.Busy), model.JSONNumbers(r.BusyCI95), r.PerReplication,
-		model.JSONNumber(r.MeanResponse), model.JSONNumber(r.MeanResponseCI95),
-		model.JSONNumber(r.MeanTasks / float64(r.Servers)), model.JSONNumber(r.MeanTasksCI95 / float64(r.Servers)),
-		r.sojournQuantiles()})
+	return model.MarshalObject(r,
+		model.Field{Key: "mean_sojourn", Value: r.MeanResponse},
+		model.Field{Key: "mean_sojourn_ci95", Value: r.MeanResponseCI95},
+		model.Field{Key: "mean_tasks_per_server", Value: r.MeanTasks / float64(r.Servers)},
+		model.Field{Key: "mean_tasks_per_server_ci95", Value: r.MeanTasksCI95 / float64(r.Servers)},
+		model.Field{Key: "sojourn_quantiles", Value: r.sojournQuantiles()})
 }
 
 // quantile is a point of the response-time distribution, as lbsim run

@@ -19,6 +19,7 @@ simu="$(cd "$1" && pwd)"
 rmf="$(cd "$2" && pwd)"
 out="${3:-$root/artifacts/peers}"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)" # absolute: the lbsim binary is built from $root
 for f in "$simu/twoChoices_openQueue.cc" "$rmf/misc/jsqD_simulate/JSQd_simulate.cc"; do
   [ -f "$f" ] || { echo "build.sh: $f not found" >&2; exit 2; }
 done

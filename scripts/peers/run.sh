@@ -19,6 +19,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="${1:-$root/artifacts/peers}"
+[ -d "$out" ] || { echo "run.sh: $out missing; run scripts/peers/build.sh first" >&2; exit 2; }
+out="$(cd "$out" && pwd)" # absolute: the benchmark runs from $root/lbsim
 reps="${2:-5}"
 events="${3:-20000000}"
 # Peer steps for the same simulated time: lbsim's benchmark runs events / (N (lambda + q_1))

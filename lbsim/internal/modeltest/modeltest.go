@@ -1,0 +1,45 @@
+// Package modeltest holds the helpers the models' tests share: a point of a
+// registered model built from keys and run, as a sweep runs it, and a
+// figure of its outcome by name.
+package modeltest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lbsim/notebooks/lbsim/model"
+)
+
+// Point builds the point of the registered model name from the keys kv
+// (Model.Point with seed and reps, as a sweep does) and runs it on workers
+// goroutines (0: one per core). It fails t if the model is not registered
+// or a key is refused; an error of the point or the run is returned.
+func Point(t testing.TB, name string, kv map[string]any, seed uint64, reps, workers int) (*model.Model, *model.Outcome, error) {
+	t.Helper()
+	m, err := model.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := m.Keys.New()
+	for k, x := range kv {
+		if err := v.Set(k, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err = m.Point(v, seed, reps)
+	if err != nil {
+		return m, nil, err
+	}
+	out, err := m.Run(context.Background(), v, workers, nil)
+	return m, out, err
+}
+
+// Figure returns the figure of out named name, or nil.
+func Figure(out *model.Outcome, name string) *model.Figure {
+	for i := range out.Figures {
+		if out.Figures[i].Name == name {
+			return &out.Figures[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package model
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+type inner struct {
+	X float64 `json:"x"`
+}
+
+func (i inner) MarshalJSON() ([]byte, error) { return MarshalObject(i) }
+
+type sample struct {
+	N      int       `json:"n"`
+	Mean   float64   `json:"mean"`
+	CI95   float64   `json:"mean_ci95"`
+	Q      []float64 `json:"q"`
+	None   []float64 `json:"none"`
+	Skip   float64   `json:"-"`
+	Plain  string
+	Nested []inner `json:"nested"`
+	hidden float64
+}
+
+// MarshalObject writes the fields in order under their tags, NaN and
+// infinities as null (also in nested results), then the extra fields; its
+// output is what encoding/json writes for the same object without NaNs.
+func TestMarshalObject(t *testing.T) {
+	s := sample{N: 3, Mean: 1.5, CI95: math.NaN(), Q: []float64{0.5, math.Inf(1)}, Skip: 7, Plain: "a<b",
+		Nested: []inner{{X: math.NaN()}, {X: 2}}, hidden: 1}
+	got, err := MarshalObject(&s, Field{Key: "extra", Value: math.NaN()}, Field{Key: "k", Value: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"n":3,"mean":1.5,"mean_ci95":null,"q":[0.5,null],"none":null,"Plain":"a\u003cb","nested":[{"x":null},{"x":2}],"extra":null,"k":[1]}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	finite := struct {
+		A float64   `json:"a"`
+		B []float64 `json:"b"`
+		C string    `json:"c"`
+	}{0.1, []float64{1e-300, 3}, "x&y"}
+	mine, _ := MarshalObject(finite)
+	std, _ := json.Marshal(finite)
+	if string(mine) != string(std) {
+		t.Errorf("MarshalObject %s, encoding/json %s", mine, std)
+	}
+}
