@@ -8,10 +8,13 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
+	"github.com/lbsim/notebooks/lbsim/cavity"
 	"github.com/lbsim/notebooks/lbsim/meanfield"
 	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
+	"github.com/lbsim/notebooks/lbsim/service"
 )
 
 // meanfieldKeys declares the configuration of `lbsim meanfield`; the
@@ -111,6 +114,23 @@ func newMeanfieldKeys() *param.Set {
 				}
 				return param.IntBetween(2, 5)(x, v)
 			}},
+		param.Key{Name: "cavity", Kind: param.String, Arg: "SPEC", For: []string{"jsqd"},
+			Doc: "also print the exact cavity fixed point of FIFO JSQ(d) (samples with replacement) with this service law, " +
+				"in the syntax of lbsim run --service (mean 1 unless mean= is given): object cavity, computed without " +
+				"simulation by lbsim/cavity with its stated accuracy",
+			Check: func(x any, v *param.Values) string {
+				d, err := service.Parse(x.(string))
+				if err != nil {
+					return strings.TrimPrefix(err.Error(), "service: ")
+				}
+				if m := d.Mean(); !(m > 0) || math.IsInf(m, 0) {
+					return "must have a finite mean > 0"
+				}
+				if rho := v.Float("lambda") * d.Mean(); !(rho < 1) {
+					return fmt.Sprintf("the load lambda*E[S] = %v must be below 1", rho)
+				}
+				return ""
+			}},
 	)
 	return s
 }
@@ -165,6 +185,7 @@ Examples:
   lbsim meanfield --policy jsqd --lambda 0.9 --sampling without --servers 100 --until 50
   lbsim meanfield --policy jsqd --lambda 0.9 --until 1 --refined --servers 10
   lbsim meanfield --policy jsq --lambda 0.99 --until 1 --beta 1
+  lbsim meanfield --policy jsqd --lambda 0.9 --until 1 --cavity pareto:alpha=3
 
 Exit status: 0 success, 1 runtime failure (integration or fixed point failed,
 unwritable trajectory file), 2 invalid input, 130 interrupted.
@@ -314,6 +335,29 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 			return err
 		}
 		out["diffusion"] = d
+	}
+	if v.Has("cavity") {
+		dist, err := service.Parse(v.String("cavity"))
+		if err != nil {
+			return usageErr("cavity = %q: %v", v.String("cavity"), err)
+		}
+		p, err := cavity.Predict(ctx, lambda, d, dist, cavity.Options{})
+		if err != nil {
+			return err
+		}
+		out["cavity"] = map[string]any{
+			"service":         dist.String(),
+			"u":               model.JSONNumbers(p.U),
+			"levels":          p.Levels,
+			"iterations":      p.Iterations,
+			"residual":        model.JSONNumber(p.Residual),
+			"iteration_error": model.JSONNumber(p.IterationError),
+			"truncation":      model.JSONNumber(p.Truncation),
+			"quadrature":      model.JSONNumber(p.Quadrature),
+			"accuracy":        model.JSONNumber(p.Accuracy),
+			"mean_tasks":      model.JSONNumber(p.MeanLength),
+			"mean_sojourn":    model.JSONNumber(p.MeanLength / lambda),
+		}
 	}
 	if refined {
 		r, err := meanfield.JSQdRefined(lambda, d, without, levels)

@@ -12,8 +12,24 @@ import (
 	"github.com/lbsim/notebooks/lbsim/service"
 )
 
-// Options tune Predict. The zero value gives the defaults.
+// Options tune Predict. The zero value gives the defaults: the exact solver.
 type Options struct {
+	// Simulate selects the simulation-based solver (the independent
+	// cross-check) in place of the exact one. Horizon, Replications, Damping,
+	// Tol, Z, Average, Seed and Workers tune it; Kernel, Residual, Depth and
+	// MaxLevels tune the exact solver; MaxIter bounds both.
+	Simulate bool
+	// Kernel is how the exact solver integrates against the service law
+	// (default KernelAuto).
+	Kernel Kernel
+	// Residual is the exact solver's stopping rule: sup_n |T(u)_n - u_n| below
+	// it (default 1e-12).
+	Residual float64
+	// Depth is the exact solver's truncation: the number of levels K grows
+	// until u_K < Depth (default 1e-15) or K = MaxLevels.
+	Depth float64
+	// MaxLevels caps K (default 4096).
+	MaxLevels int
 	// Horizon is the simulated time of the single queue per iteration, summed
 	// over the replications (default 4e6, about 7e6 events at lambda = 0.9).
 	// Early iterations, far from the fixed point, use a shorter horizon (see
@@ -24,7 +40,8 @@ type Options struct {
 	Replications int
 	// Damping is a in u <- (1-a) u + a T(u) (default 0.8), in (0, 1].
 	Damping float64
-	// MaxIter bounds the iterations before averaging (default 100).
+	// MaxIter bounds the iterations (simulation: before averaging, default
+	// 100; exact: per truncation level, default 100000).
 	MaxIter int
 	// Tol truncates the tail: levels n with u_n < Tol are dropped (default 1e-6).
 	Tol float64
@@ -44,8 +61,11 @@ type Options struct {
 
 // Prediction is the cavity fixed point.
 type Prediction struct {
-	// U[n-1] = u_n = P(queue length >= n), n = 1..len(U), down to the last
-	// level with u_n >= Tol; SE[n-1] is its standard error.
+	// Method is "exact" or "simulation".
+	Method string
+	// U[n-1] = u_n = P(queue length >= n), n = 1..len(U): exact, down to the
+	// truncation level K (or the last positive value); simulation, down to the
+	// last level with u_n >= Tol. SE[n-1] is its standard error (0 for exact).
 	U, SE []float64
 	// Rates[n] = lambda_n, the arrival rate the tagged queue sees with n tasks
 	// (n = 0..len(U)), computed from U.
@@ -68,9 +88,35 @@ type Prediction struct {
 	MeanLength float64
 	// Events counts the simulated arrivals and departures.
 	Events int64
+
+	// The exact solver's error budget: Levels is the truncation K; Residual
+	// the last sup|T(u) - u|; Contraction q the estimated rate of the
+	// iteration; IterationError = Residual q/(1-q) bounds the distance of U
+	// to the fixed point of the truncated, discretised map; Truncation is the
+	// sup-norm change of U from the previous, smaller truncation level (an a
+	// posteriori estimate of the truncation error); Quadrature the change of
+	// T(U) under a finer discretisation of the kernel plus the probability
+	// mass it leaves out, over 1-q. Accuracy is their sum.
+	Levels                                                        int
+	Residual, Contraction, IterationError, Truncation, Quadrature float64
 }
 
 func (o Options) withDefaults() (Options, error) {
+	if !o.Simulate {
+		if o.Residual == 0 {
+			o.Residual = 1e-12
+		}
+		if o.Depth == 0 {
+			o.Depth = 1e-15
+		}
+		if o.MaxLevels == 0 {
+			o.MaxLevels = 4096
+		}
+		if o.MaxIter == 0 {
+			o.MaxIter = 100000
+		}
+		return o, o.checkExact()
+	}
 	if o.Horizon == 0 {
 		o.Horizon = 4e6
 	}
@@ -175,8 +221,10 @@ func ArrivalRates(lambda float64, d int, u []float64) []float64 {
 // arrival rate lambda per server, JSQ(d) (d samples with replacement, ties
 // uniform), FIFO servers of rate 1 and service requirements from dist: the
 // fixed point of u -> tail of the single FIFO queue with arrival rate
-// ArrivalRates(lambda, d, u)[n] in state n and service dist. See the package
-// documentation for the method and its accuracy.
+// ArrivalRates(lambda, d, u)[n] in state n and service dist. By default it is
+// computed exactly (no simulation); Options.Simulate selects the
+// simulation-based solver. See the package documentation for the methods and
+// their accuracy.
 func Predict(ctx context.Context, lambda float64, d int, dist service.Distribution, opts Options) (*Prediction, error) {
 	if dist == nil {
 		return nil, fmt.Errorf("cavity: service distribution is nil")
@@ -193,8 +241,11 @@ func Predict(ctx context.Context, lambda float64, d int, dist service.Distributi
 	if err != nil {
 		return nil, err
 	}
+	if !o.Simulate {
+		return exact(ctx, lambda, d, dist, o)
+	}
 	u := InsensitivePrediction(rho, d, o.Tol)
-	pred := &Prediction{}
+	pred := &Prediction{Method: "simulation"}
 	// Horizon schedule: start at Horizon/64 and double each iteration. Far
 	// from the fixed point the step is large next to the noise, so short runs
 	// suffice; the stopping rule is only tested at the full horizon.

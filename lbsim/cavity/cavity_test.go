@@ -24,7 +24,7 @@ func mustPredict(t *testing.T, lambda float64, d int, dist service.Distribution,
 // stated accuracy (3 SE + bias) plus 1e-3.
 func TestExponentialMatchesClosedForm(t *testing.T) {
 	e, _ := service.Exponential(1)
-	p := mustPredict(t, 0.9, 2, e, Options{Seed: 1, Horizon: 1e6})
+	p := mustPredict(t, 0.9, 2, e, Options{Simulate: true, Seed: 1, Horizon: 1e6})
 	want := InsensitivePrediction(0.9, 2, 1e-6)
 	if !p.Converged {
 		t.Errorf("did not converge")
@@ -47,7 +47,7 @@ func TestD1IsMG1(t *testing.T) {
 	bi, _ := service.Bimodal(1, 4)
 	for _, dist := range []service.Distribution{det, bi} {
 		const lambda = 0.7
-		p := mustPredict(t, lambda, 1, dist, Options{Seed: 2, Horizon: 2e6})
+		p := mustPredict(t, lambda, 1, dist, Options{Simulate: true, Seed: 2, Horizon: 2e6})
 		pk := lambda + lambda*lambda*dist.SecondMoment()/(2*(1-lambda))
 		// Mean length: 3 standard errors (bounded by the sum of the per-level
 		// ones, as the levels are positively correlated) plus the truncation
@@ -71,7 +71,7 @@ func TestD1IsMG1(t *testing.T) {
 // Deterministic service at d = 2 gives a much lighter tail than exponential.
 func TestDeterministicLighterTail(t *testing.T) {
 	det, _ := service.Deterministic(1)
-	p := mustPredict(t, 0.9, 2, det, Options{Seed: 3, Horizon: 1e6})
+	p := mustPredict(t, 0.9, 2, det, Options{Simulate: true, Seed: 3, Horizon: 1e6})
 	exp := InsensitivePrediction(0.9, 2, 1e-6)
 	if !(at(p.U, 2)+p.Accuracy < exp[2]) {
 		t.Errorf("deterministic u_3 = %.4f, not below exponential %.4f", at(p.U, 2), exp[2])
@@ -84,7 +84,7 @@ func TestDeterministicLighterTail(t *testing.T) {
 
 func TestDeterministicResults(t *testing.T) {
 	bi, _ := service.Bimodal(1, 4)
-	o := Options{Seed: 7, Horizon: 2e5, Replications: 4, Average: 2}
+	o := Options{Simulate: true, Seed: 7, Horizon: 2e5, Replications: 4, Average: 2}
 	a, err := Predict(context.Background(), 0.8, 2, bi, o)
 	if err != nil {
 		t.Fatal(err)
@@ -140,8 +140,12 @@ func TestErrors(t *testing.T) {
 		"nil law":  func() error { _, err := Predict(ctx, 0.5, 2, nil, Options{}); return err },
 		"unstable": func() error { _, err := Predict(ctx, 1, 2, e, Options{}); return err },
 		"d = 0":    func() error { _, err := Predict(ctx, 0.5, 0, e, Options{}); return err },
-		"reps = 1": func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Replications: 1}); return err },
-		"damping":  func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Damping: 2}); return err },
+		"reps = 1": func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Simulate: true, Replications: 1}); return err },
+		"damping":  func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Simulate: true, Damping: 2}); return err },
+		"residual": func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Residual: 2}); return err },
+		"depth":    func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Depth: -1}); return err },
+		"levels":   func() error { _, err := Predict(ctx, 0.5, 2, e, Options{MaxLevels: 2}); return err },
+		"kernel":   func() error { _, err := Predict(ctx, 0.5, 2, e, Options{Kernel: 9}); return err },
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
@@ -149,7 +153,11 @@ func TestErrors(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := Predict(cctx, 0.5, 2, e, Options{}); err == nil {
+	if _, err := Predict(cctx, 0.5, 2, e, Options{Simulate: true}); err == nil {
 		t.Errorf("cancelled context: no error")
+	}
+	p, _ := service.Parse("pareto:alpha=1.5")
+	if _, err := Predict(cctx, 0.9, 2, p, Options{}); err == nil {
+		t.Errorf("cancelled context (exact): no error")
 	}
 }
