@@ -2,13 +2,11 @@ package lbsim
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"os"
-
 	"github.com/lbsim/notebooks/lbsim/compat"
 	"github.com/lbsim/notebooks/lbsim/mc"
 	"github.com/lbsim/notebooks/lbsim/param"
+	"math"
+	"math/rand/v2"
 )
 
 // The compatibility keys: the bipartite compatibility graph between the
@@ -308,12 +306,12 @@ func (sp compatSpec) build() (*compat.Graph, error) {
 func (sp compatSpec) buildGraph() (*compat.Graph, error) {
 	n, m := sp.servers, sp.types
 	if sp.file != "" {
-		f, err := os.Open(sp.file)
+		f, err := param.Open(sp.file, param.MaxDataFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("compat_graph = %q: %v", sp.file, err)
 		}
 		defer f.Close()
-		g, err := compat.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), n, m)
+		g, err := compat.ReadEdgeList(f, n, m)
 		if err != nil {
 			return nil, fmt.Errorf("compat_graph = %q: %v (servers = %d, types = %d)", sp.file, err, n, m)
 		}

@@ -45,7 +45,7 @@ func k8sFlags(c *k8sConfig) *flags {
 	f.add("namespace", "NS", "namespace of the ConfigMap and the Job (default: kubectl's)", stringValue(&c.namespace))
 	f.add("name", "NAME", "name of the Job (default lbsim-SWEEPNAME); the ConfigMap is NAME-spec", stringValue(&c.name))
 	f.add("retries", "R", "restarts allowed per index (backoffLimitPerIndex; >= 0; default 3)", intValue(&c.retries))
-	f.add("write", "FILE", "write the manifest to FILE instead of stdout", stringValue(&c.write))
+	f.add("write", "FILE", "write the manifest to FILE instead of stdout; FILE must not exist", stringValue(&c.write))
 	return f
 }
 
@@ -214,7 +214,7 @@ func k8sCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 		"#   %s merge %s --out FILE.csv\n", commentLine(strings.Join(quoteAll(os.Args), " ")),
 		commentLine(base), sw.NumPoints(), sw.Replications, shards, shellQuote(c.lbsim), shellQuote(outDir)) + strings.Join(docs, "---\n")
 	if c.write != "" {
-		if err := writeOutput(ctx, "write", c.write, []byte(manifest), 0o644); err != nil {
+		if err := writeOutput(ctx, "write", c.write, []byte(manifest), 0o644, true); err != nil {
 			return err
 		}
 		return nil

@@ -88,6 +88,10 @@ func mergeCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.
 				"write the CSV elsewhere", c.out, path, pos[0])
 		}
 	}
+	if prov := sweep.ProvenancePath(c.out); exists(prov) && !sweep.IsProvenance(prov) {
+		return usageErr("out = %q: %q exists and is not a provenance file of lbsim merge; merge writes the CSV's "+
+			"provenance there and does not replace another file (remove it or choose another --out)", c.out, prov)
+	}
 	m, err := sweep.Merge(pos[0], sweep.MergeOptions{
 		Summary: c.summary, AllowIncomplete: c.allowIncomplete, AllowMixed: c.allowMixed, Command: os.Args,
 	})
@@ -98,7 +102,8 @@ func mergeCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.
 	if err := ctx.Err(); err != nil { // a signal while reading the points: write nothing
 		return err
 	}
-	if err := m.Write(c.out); err != nil {
+	prov, err := m.ProvenanceJSON()
+	if err != nil {
 		return failure(err)
 	}
 	out, err := json.Marshal(map[string]any{
@@ -108,10 +113,25 @@ func mergeCommand(ctx context.Context, args []string, _ io.Reader, stdout, _ io.
 	if err != nil {
 		return failure(err)
 	}
-	if _, err := stdout.Write(append(out, '\n')); err != nil {
-		return failure(err)
+	// Both files staged, then renamed into place together: a failure leaves
+	// neither the CSV nor its provenance behind.
+	var o outputs
+	defer o.discard()
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{c.out, m.CSV}, {sweep.ProvenancePath(c.out), prov}} {
+		if err := o.stage("out", f.path, func(w io.Writer) error { _, err := w.Write(f.data); return err }); err != nil {
+			return err
+		}
 	}
-	return nil
+	return o.commit(ctx, stdout, append(out, '\n'))
+}
+
+// exists reports whether something is at path (a link is not followed).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // within reports whether path is dir or inside it, after resolving symbolic

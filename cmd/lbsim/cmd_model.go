@@ -122,7 +122,19 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if err != nil {
 		return err
 	}
-	return writeResult(ctx, stdout, data)
+	// The point's files (a trace) appear with the result or not at all.
+	var o outputs
+	defer o.discard()
+	for _, f := range out.Files {
+		if err := keepExisting(f.Key, f.Path); err != nil {
+			return err
+		}
+		if err := o.stage(f.Key, f.Path, f.Write); err != nil {
+			return err
+		}
+		o.files[len(o.files)-1].keep = true
+	}
+	return o.commit(ctx, stdout, data)
 }
 
 // encodeResult is the JSON a command prints: indented by two spaces.

@@ -57,7 +57,7 @@ func slurmFlags(c *slurmConfig) *flags {
 	f.add("job-name", "NAME", "job name (default: lbsim-SWEEPNAME)", stringValue(&c.jobName))
 	f.add("sbatch", "ARGS", "extra #SBATCH options for both jobs, separated by ';' (for example "+
 		"\"--qos=short;--constraint=avx2\")", stringValue(&c.extraSbatch))
-	f.add("write", "FILE", "write the script to FILE (executable) instead of stdout", stringValue(&c.write))
+	f.add("write", "FILE", "write the script to FILE (executable) instead of stdout; FILE must not exist", stringValue(&c.write))
 	f.add("submit", "", "run the script now: submit the array and the merge job with sbatch, print their ids",
 		boolValue(&c.submit))
 	return f
@@ -280,7 +280,7 @@ func slurmCommand(ctx context.Context, args []string, _ io.Reader, stdout, stder
 
 	script := b.Bytes()
 	if c.write != "" {
-		if err := writeOutput(ctx, "write", c.write, script, 0o755); err != nil {
+		if err := writeOutput(ctx, "write", c.write, script, 0o755, true); err != nil {
 			return err
 		}
 	}

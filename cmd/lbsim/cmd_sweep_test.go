@@ -124,6 +124,7 @@ func TestSweepMergeCommands(t *testing.T) {
 
 func TestSweepBadInput(t *testing.T) {
 	dir := t.TempDir()
+	count := newTally(t)
 	for _, tc := range []struct {
 		spec string
 		args []string
@@ -152,6 +153,7 @@ func TestSweepBadInput(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)
+		count.add(args)
 		code, stdout, stderr := cli(t, context.Background(), args...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("lbsim %v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tc.args, code, stdout, stderr, tc.want)
@@ -169,6 +171,7 @@ func TestSweepBadInput(t *testing.T) {
 		if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		count.add([]string{"sweep"})
 		code, stdout, stderr := cli(t, context.Background(), "sweep", p, "--out", filepath.Join(dir, "never"))
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "given twice (give each key once)") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("YAML %q: exit %d, stdout %q, stderr %q; want exit 2 and one line: given twice", y, code, stdout, stderr)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -194,18 +193,19 @@ func loadFile(positional []string, stdin io.Reader, keys *param.Set, keep func(*
 		return nil, usageErr("unexpected argument %q: give at most one scenario file", positional[1])
 	}
 	path := strconv.Quote(positional[0]) // quoted in messages: a path may hold any byte
-	var r io.Reader = stdin
+	var data []byte
+	var err error
 	if positional[0] == "-" {
 		path = "standard input"
+		data, err = param.ReadAll(stdin, maxScenarioBytes)
 	} else {
-		file, err := os.Open(positional[0])
-		if err != nil {
-			return nil, usageErr("scenario file %s: %v", path, pathErr(err))
+		file, oerr := param.Open(positional[0], maxScenarioBytes)
+		if oerr != nil {
+			return nil, usageErr("scenario file %s: %v", path, pathErr(oerr))
 		}
 		defer file.Close()
-		r = file
+		data, err = io.ReadAll(file)
 	}
-	data, err := param.ReadAll(r, maxScenarioBytes)
 	if err != nil {
 		return nil, usageErr("scenario file %s: %v; a scenario file is a JSON object of keys", path, err)
 	}

@@ -35,6 +35,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Exit codes.
@@ -119,6 +121,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lbsim: unknown command %q; the commands are %s (see lbsim help)\n", name, commandNames())
 		return exitUsage
 	}
+	// A blocked read of an input (a named pipe without a writer) ends with
+	// the command's context too.
+	defer param.SetInterrupt(ctx)()
 	rest, err := resourceFlags(rest)
 	if err == nil {
 		err = limitErr(cmd.run(ctx, rest, stdin, stdout, stderr))
@@ -130,7 +135,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cmd.help(stdout)
 		fmt.Fprintln(stdout, "\nEvery command also takes --max-memory SIZE and --max-events N (see lbsim help).")
 		return exitOK
-	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+	case ctx.Err() != nil:
+		// Whatever the error says, it came after the signal (a read or a
+		// loop cut short reports its own failure): the command was
+		// interrupted.
 		fmt.Fprintf(stderr, "lbsim %s: interrupted; no result\n", name)
 		return exitInterrupted
 	}

@@ -441,8 +441,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"exact", "--servers", "2", "--lambda", "0.5", "--policy", "jsq", "--max-states", "1"}, "max_states = 1", ""},
 		{[]string{"exact", "--servers", "2", "--lambda", "1.5", "--policy", "jsq", "--allow-unstable"}, "cap = 0 (automatic) needs lambda below", ""},
 	}
+	count := newTally(t)
 	for _, c := range cases {
 		args := c.args
+		count.add(args)
 		code, stdout, stderr := cli(t, context.Background(), args...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
@@ -846,8 +848,10 @@ func TestEveryModelHostile(t *testing.T) {
 	for _, c := range modelCommands() {
 		names = append(names, c.name)
 	}
+	count := newTally(t)
 	for _, name := range names {
 		for _, c := range cases {
+			count.add([]string{name})
 			code, stdout, stderr := cli(t, context.Background(), append([]string{name}, c.args...)...)
 			if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("lbsim %s %v: exit %d, stdout %.80q, stderr %q; want 2 and one line with %q", name, c.args, code,

@@ -45,9 +45,12 @@ func describeMode(m os.FileMode) string {
 	return "not a regular file"
 }
 
-// A staged file is an output written to a temporary file beside its path.
+// A staged file is an output written to a temporary file beside its path;
+// keep, if set, means that an existing file at path is never replaced (the
+// temporary file is hard-linked into place, which fails on an existing file).
 type staged struct {
 	key, path, tmp string
+	keep           bool
 }
 
 // outputs is the set of files a command stages.
@@ -85,7 +88,7 @@ func (o *outputs) stage(key, path string, write func(io.Writer) error) error {
 		os.Remove(f.Name())
 		return failure(fmt.Errorf("%s = %q: writing: %w", key, path, pathErr(err)))
 	}
-	o.files = append(o.files, &staged{key, path, f.Name()})
+	o.files = append(o.files, &staged{key: key, path: path, tmp: f.Name()})
 	return nil
 }
 
@@ -111,7 +114,15 @@ func (o *outputs) commit(ctx context.Context, stdout io.Writer, data []byte) err
 			(&outputs{o.files[i:]}).discard()
 			return err
 		}
-		if err := os.Rename(s.tmp, s.path); err != nil {
+		var err error
+		if s.keep {
+			if err = os.Link(s.tmp, s.path); err == nil {
+				os.Remove(s.tmp)
+			}
+		} else {
+			err = os.Rename(s.tmp, s.path)
+		}
+		if err != nil {
 			(&outputs{o.files[i:]}).discard()
 			return failure(fmt.Errorf("%s = %q: %w", s.key, s.path, pathErr(err)))
 		}
@@ -120,11 +131,29 @@ func (o *outputs) commit(ctx context.Context, stdout io.Writer, data []byte) err
 	return writeResult(ctx, stdout, data)
 }
 
-// writeOutput writes data to path as one staged output with mode perm.
-func writeOutput(ctx context.Context, key, path string, data []byte, perm os.FileMode) error {
+// keepExisting refuses, before a run, an output path that exists: for the
+// outputs that lbsim never replaces (stage them with keep).
+func keepExisting(key, path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return usageErr("%s = %q: exists; lbsim does not replace it (remove it or choose another path)", key, path)
+	}
+	return nil
+}
+
+// writeOutput writes data to path as one staged output with mode perm; with
+// keep, an existing file at path is refused, never replaced.
+func writeOutput(ctx context.Context, key, path string, data []byte, perm os.FileMode, keep bool) error {
 	var o outputs
 	defer o.discard()
+	if keep {
+		if err := keepExisting(key, path); err != nil {
+			return err
+		}
+	}
 	err := o.stage(key, path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	if err == nil {
+		o.files[0].keep = keep
+	}
 	if err == nil && perm != 0o644 {
 		if err = os.Chmod(o.files[0].tmp, perm); err != nil {
 			err = failure(fmt.Errorf("%s = %q: %w", key, path, pathErr(err)))

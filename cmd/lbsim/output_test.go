@@ -129,6 +129,7 @@ func TestOutputNotRegular(t *testing.T) {
 // A signal that arrives once the run is done, during the encoding of its
 // result, stops the command before it writes: exit 130, nothing on stdout.
 func TestSignalDuringEncoding(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	keys := param.NewSet("lbsim test-signal", "")
@@ -136,11 +137,61 @@ func TestSignalDuringEncoding(t *testing.T) {
 	model.MustRegister(&model.Model{Name: "test-signal", Command: "test-signal", Summary: "cancels its context when done",
 		Keys: keys, Run: func(context.Context, *param.Values, int, func(float64)) (*model.Outcome, error) {
 			cancel() // the signal, after the run
-			return &model.Outcome{Figures: []model.Figure{model.Int("n", 1)}, Result: map[string]int{"n": 1}}, nil
+			return &model.Outcome{Figures: []model.Figure{model.Int("n", 1)}, Result: map[string]int{"n": 1},
+				Files: []model.File{{Key: "trace", Path: trace, Write: func(w io.Writer) error { _, err := io.WriteString(w, "t\n"); return err }}}}, nil
 		}})
 	code, stdout, stderr := cli(t, ctx, "test-signal")
 	if code != 130 || stdout != "" || !strings.Contains(stderr, "interrupted") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 130, nothing, interrupted", code, stdout, stderr)
+	}
+	if names, _ := os.ReadDir(filepath.Dir(trace)); len(names) != 0 {
+		t.Errorf("the interrupted point left %v (its trace or a temporary file)", names)
+	}
+}
+
+// Files lbsim does not own are never replaced: slurm and k8s --write refuse
+// an existing file, merge refuses a FILE.provenance.json that is not a
+// provenance file (it replaces only one a merge wrote), and a csma trace
+// refuses an existing path; each with exit 2, one line, the file intact.
+func TestFilesNeverReplaced(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSpec(t, `{"seed": 1, "replications": 1, "base": {"servers": 10, "horizon": 20, "policy": "jsq"},
+		"axes": [{"lambda": [0.5]}]}`)
+	sweepOut := filepath.Join(dir, "run")
+	jsonLine(t, "sweep", spec, "--out", sweepOut, "--quiet")
+	mine := filepath.Join(dir, "mine.txt")
+	csv := filepath.Join(dir, "m.csv")
+	notes := sweep.ProvenancePath(csv)
+	for _, c := range []struct {
+		args []string
+		file string
+		want string
+	}{
+		{[]string{"slurm", spec, "--out", sweepOut, "--write", mine}, mine, `write = "` + mine + `": exists; lbsim does not replace it`},
+		{[]string{"k8s", spec, "--image", "x", "--write", mine}, mine, `write = "` + mine + `": exists`},
+		{[]string{"merge", sweepOut, "--out", csv}, notes, "is not a provenance file of lbsim merge"},
+		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--windows", "5", "--theta-trace", mine}, mine, "theta_trace = "},
+	} {
+		if err := os.WriteFile(c.file, []byte("the user's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := cli(t, context.Background(), c.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("lbsim %v: exit %d, stdout %.80q, stderr %q; want 2 and one line with %q", c.args, code, stdout, stderr, c.want)
+		}
+		if data, _ := os.ReadFile(c.file); string(data) != "the user's\n" {
+			t.Errorf("lbsim %v: replaced %s", c.args, c.file)
+		}
+		if _, err := os.Stat(csv); err == nil {
+			t.Errorf("lbsim %v: wrote the CSV", c.args)
+		}
+		os.Remove(c.file)
+	}
+	// A provenance a merge wrote is replaced by the next merge.
+	jsonLine(t, "merge", sweepOut, "--out", csv)
+	jsonLine(t, "merge", sweepOut, "--out", csv, "--summary")
+	if !sweep.IsProvenance(notes) {
+		t.Error("the second merge did not write its provenance")
 	}
 }
 

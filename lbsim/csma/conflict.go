@@ -86,7 +86,7 @@ func Conflict(spec string, nodes int) (*graph.Graph, error) {
 			return c.Materialize()
 		}
 	}
-	f, err := os.Open(spec)
+	f, err := param.Open(spec, param.MaxDataFileBytes)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("no such file, and not path:N, ring:N, grid:RxC, torus:L or complete:N")
@@ -96,9 +96,9 @@ func Conflict(spec string, nodes int) (*graph.Graph, error) {
 	defer f.Close()
 	var g *graph.Graph
 	if nodes > 0 {
-		g, err = graph.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), nodes)
+		g, err = graph.ReadEdgeList(f, nodes)
 	} else { // ids bounded before the vertices are allocated
-		g, err = graph.ReadEdgeListUpTo(param.LimitReader(f, param.MaxDataFileBytes), MaxNodes)
+		g, err = graph.ReadEdgeListUpTo(f, MaxNodes)
 	}
 	if err != nil {
 		return nil, err

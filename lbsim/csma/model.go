@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -222,12 +223,11 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	if err != nil {
 		return nil, err
 	}
-	if su.trace != "" {
-		if err := WriteTrace(su.trace, res); err != nil {
-			return nil, err
-		}
-	}
 	out := &model.Outcome{Figures: res.Figures(), Result: &pointResult{res, su.trace, su.check}}
+	if su.trace != "" { // written by the caller once the point has succeeded
+		out.Files = append(out.Files, model.File{Key: keyThetaTrace, Path: su.trace,
+			Write: func(w io.Writer) error { return EncodeTrace(w, res) }})
+	}
 	for _, r := range res.PerReplication {
 		out.PerReplication = append(out.PerReplication, []model.Figure{
 			model.Vector("theta", r.Theta, nil, math.NaN()),

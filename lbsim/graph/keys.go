@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
 	"github.com/lbsim/notebooks/lbsim/param"
@@ -290,12 +289,12 @@ func (sp Spec) Build() (*Graph, error) {
 	}
 	n := sp.servers
 	if sp.file != "" {
-		f, err := os.Open(sp.file)
+		f, err := param.Open(sp.file, param.MaxDataFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("graph = %q: %v", sp.file, err)
 		}
 		defer f.Close()
-		g, err := ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), n)
+		g, err := ReadEdgeList(f, n)
 		if err != nil {
 			return nil, fmt.Errorf("graph = %q: %v (ids must be below servers = %d)", sp.file, err, n)
 		}

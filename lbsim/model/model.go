@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -59,6 +60,20 @@ type Outcome struct {
 	// Result is the model's own full result, written to the point file as
 	// JSON (for dispatch, what `lbsim run` prints).
 	Result any
+	// Files are the output files the point makes (a trace a key names).
+	// Run does not write them: its caller does, once the whole point has
+	// succeeded, so that a failed or interrupted command leaves none behind
+	// (the command line stages them with its result, a sweep writes them
+	// before the point file). A file is never replaced: an existing path is
+	// an error.
+	Files []File
+}
+
+// File is an output file of a point: Path, named by the key Key, holds
+// what Write writes.
+type File struct {
+	Key, Path string
+	Write     func(w io.Writer) error
 }
 
 // Figure is one named measurement, already formatted (see Float, Int, Text).

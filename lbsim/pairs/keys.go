@@ -32,8 +32,12 @@ func Keys() []param.Key {
 			if s == "uniform" || slices.Contains(graph.Topologies, s) {
 				return ""
 			}
-			if st, err := os.Stat(s); err != nil || !st.Mode().IsRegular() {
+			st, err := os.Stat(s)
+			if err != nil {
 				return fmt.Sprintf("must be uniform, a topology (%v) or an edge-list file", graph.Topologies)
+			}
+			if !st.Mode().IsRegular() { // read twice (checked, then built): a pipe would not do
+				return "not a regular file; an edge-list file of pairs must be a regular file"
 			}
 			return ""
 		}}}
@@ -60,12 +64,12 @@ func FromValues(v *param.Values, servers, d int) (*Dist, error) {
 		}
 		dist, err = FromGraph(g)
 	default:
-		f, ferr := os.Open(s)
+		f, ferr := param.Open(s, param.MaxDataFileBytes)
 		if ferr != nil {
 			return nil, fmt.Errorf("%s = %q: %v", KeyPairs, s, ferr)
 		}
 		defer f.Close()
-		dist, err = ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), servers)
+		dist, err = ReadEdgeList(f, servers)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s = %q: %v", KeyPairs, s, err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -17,9 +16,11 @@ var ErrTooLarge = errors.New("input too large")
 
 // ReadAll reads r to its end, at most limit bytes: a longer input (a file
 // that never ends, such as /dev/zero or an endless pipe) is an error saying
-// the limit, and nothing more than limit+1 bytes is read or held.
+// the limit, and nothing more than limit+1 bytes is read or held. A read
+// that blocks (standard input from a pipe) is cancelled by the interrupt
+// context (see Open).
 func ReadAll(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(LimitReader(r, limit))
+	data, err := io.ReadAll(LimitReader(cancellable(r), limit))
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +68,10 @@ func formatSize(b int64) string {
 	return fmt.Sprintf("%d bytes", b)
 }
 
-// ReadFile reads the named file (or a device or pipe) with ReadAll: at most
-// limit bytes.
+// ReadFile reads the named file (or a device or pipe) through Open: at most
+// limit bytes, cancellably.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path, limit)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) { // the path quoted: it may hold any byte
@@ -79,7 +80,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := ReadAll(f, limit)
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -61,7 +60,7 @@ var laws = map[string]lawSpec{
 		return Lognormal(p["sigma"], p["mean"])
 	}},
 	"empirical": {params: []string{"file", "mean"}, required: []string{"file"}, build: func(p map[string]float64, file string) (Distribution, error) {
-		f, err := os.Open(file)
+		f, err := param.Open(file, param.MaxFileBytes)
 		if err != nil {
 			if pe, ok := err.(*fs.PathError); ok { // quote the path: it may hold any byte
 				err = fmt.Errorf("%s %q: %w", pe.Op, file, pe.Err)
@@ -69,7 +68,7 @@ var laws = map[string]lawSpec{
 			return nil, fmt.Errorf("service: empirical: %v", err)
 		}
 		defer f.Close()
-		x, err := readSamples(param.LimitReader(f, param.MaxFileBytes))
+		x, err := readSamples(f)
 		if err != nil {
 			return nil, fmt.Errorf("%v (file %q)", err, file)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 
@@ -28,12 +27,12 @@ const MaxCSVBytes = param.MaxDataFileBytes
 
 // LoadCSV reads a CSV file with a header row, of at most MaxCSVBytes.
 func LoadCSV(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := param.Open(path, MaxCSVBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(param.LimitReader(f, MaxCSVBytes)).ReadAll()
+	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%q: %w", path, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lbsim/notebooks/lbsim/model"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // MergeOptions say how to merge a sweep's outputs.
@@ -272,14 +273,37 @@ func ProvenancePath(csvPath string) string {
 // Write writes the CSV to path and the provenance next to it
 // (ProvenancePath), each atomically.
 func (m *Merged) Write(path string) error {
-	prov, err := json.MarshalIndent(m.Provenance, "", " ")
+	prov, err := m.ProvenanceJSON()
 	if err != nil {
 		return err
 	}
 	if err := WriteFileAtomic(path, m.CSV); err != nil {
 		return err
 	}
-	return WriteFileAtomic(ProvenancePath(path), append(prov, '\n'))
+	return WriteFileAtomic(ProvenancePath(path), prov)
+}
+
+// ProvenanceJSON is the provenance sidecar as Write writes it.
+func (m *Merged) ProvenanceJSON() ([]byte, error) {
+	prov, err := json.MarshalIndent(m.Provenance, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return append(prov, '\n'), nil
+}
+
+// IsProvenance reports whether the file at path is a provenance sidecar
+// (its JSON has the format ProvenanceFormat), so that a merge may replace
+// it; a missing file is not one.
+func IsProvenance(path string) bool {
+	data, err := param.ReadFile(path, param.MaxFileBytes)
+	if err != nil {
+		return false
+	}
+	var head struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(data, &head) == nil && head.Format == ProvenanceFormat
 }
 
 func fmtParam(v json.RawMessage) string {

@@ -133,9 +133,13 @@ type Summary struct {
 	Skipped int    `json:"skipped"`
 	// Recomputed counts the points whose files were corrupt (truncated or
 	// edited) and that were run again (Resume).
-	Recomputed int     `json:"recomputed"`
-	Out        string  `json:"out"`
-	Seconds    float64 `json:"wall_seconds"`
+	Recomputed int `json:"recomputed"`
+	// Elsewhere counts the points of this shard that another process (a
+	// second sweep into the same directory) was running or had finished
+	// when this one reached them: not run here (see LocksDir).
+	Elsewhere int     `json:"elsewhere"`
+	Out       string  `json:"out"`
+	Seconds   float64 `json:"wall_seconds"`
 }
 
 // ParseShard parses "i/n" (0 <= i < n).
@@ -242,7 +246,6 @@ func Run(ctx context.Context, sw *Spec, opt Options) (*Summary, error) {
 			continue
 		}
 		sum.InShard++
-		removeTemps(opt.Out, pt.Index)
 		rec, err := ReadPoint(PointFile(opt.Out, pt.Index))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -281,7 +284,7 @@ func Run(ctx context.Context, sw *Spec, opt Options) (*Summary, error) {
 		r.weightTotal += weight(pt)
 	}
 	err = r.run(ctx, todo, workers)
-	sum.Ran = r.done
+	sum.Ran, sum.Elsewhere = r.done-r.elsewhere, r.elsewhere
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, err
 }
@@ -303,6 +306,7 @@ type runner struct {
 
 	mu          sync.Mutex
 	done        int
+	elsewhere   int // of done: run by another process (its lock held, or its file written meanwhile)
 	weightTotal float64
 	weightDone  float64
 	inflight    map[int]float64 // point index -> weighted progress
@@ -372,6 +376,22 @@ func (r *runner) run(ctx context.Context, todo []Point, workers int) error {
 
 func (r *runner) point(ctx context.Context, pt Point, workers int) error {
 	w := weight(pt)
+	unlock, err := lockPoint(r.opt.Out, pt.Index)
+	if errors.Is(err, errBusy) {
+		r.finished(pt.Index, w, true)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if rec, err := ReadPoint(PointFile(r.opt.Out, pt.Index)); err == nil && rec.Key == pt.Key && rec.Seed == pt.Seed {
+		// Written by another process since Run looked (it held the lock); a
+		// corrupt file, which Run found, is run again.
+		r.finished(pt.Index, w, true)
+		return nil
+	}
+	removeTemps(r.opt.Out, pt.Index) // left by a killed writer: the lock is free
 	r.mu.Lock()
 	r.inflight[pt.Index] = 0
 	r.mu.Unlock()
@@ -398,6 +418,11 @@ func (r *runner) point(ctx context.Context, pt Point, workers int) error {
 	if err != nil {
 		return fmt.Errorf("%v: encoding the result: %w", pt, err)
 	}
+	for _, f := range out.Files { // before the point file: a point without its files is not finished
+		if err := atomicfile.Write(f.Path, false, f.Write); err != nil {
+			return fmt.Errorf("%v: %s = %q: %w", pt, f.Key, f.Path, err)
+		}
+	}
 	params := map[string]json.RawMessage{}
 	for _, pa := range pt.Params {
 		params[pa.Key] = pa.Value
@@ -419,13 +444,22 @@ func (r *runner) point(ctx context.Context, pt Point, workers int) error {
 	if err := WriteFileAtomic(PointFile(r.opt.Out, pt.Index), append(data, '\n')); err != nil {
 		return err
 	}
+	r.finished(pt.Index, w, false)
+	return nil
+}
+
+// finished counts point index, of weight w, as done, here or (elsewhere) by
+// another process.
+func (r *runner) finished(index int, w float64, elsewhere bool) {
 	r.mu.Lock()
-	delete(r.inflight, pt.Index)
+	defer r.mu.Unlock()
+	delete(r.inflight, index)
 	r.done++
+	if elsewhere {
+		r.elsewhere++
+	}
 	r.weightDone += w
 	r.report()
-	r.mu.Unlock()
-	return nil
 }
 
 // prepareDir creates dir and dir/points and records the sweep in

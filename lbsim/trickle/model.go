@@ -3,8 +3,8 @@ package trickle
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
@@ -193,12 +193,12 @@ func (h hearing) build() (*graph.Graph, error) {
 		rng := mc.Stream(h.seed, 0x6865617269)
 		g, _, err = graph.RandomGeometric(h.nodes, h.radius, rng)
 	default:
-		var f *os.File
-		if f, err = os.Open(h.file); err != nil {
+		var f io.ReadCloser
+		if f, err = param.Open(h.file, param.MaxDataFileBytes); err != nil {
 			return nil, fmt.Errorf("%s = %q: %v", graph.KeyGraph, h.file, err)
 		}
 		defer f.Close()
-		if g, err = graph.ReadEdgeList(param.LimitReader(f, param.MaxDataFileBytes), h.nodes); err != nil {
+		if g, err = graph.ReadEdgeList(f, h.nodes); err != nil {
 			return nil, fmt.Errorf("%s = %q: %v (ids must be below nodes = %d)", graph.KeyGraph, h.file, err, h.nodes)
 		}
 	}
