@@ -5,6 +5,7 @@ package modeltest
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim/model"
@@ -31,7 +32,26 @@ func Point(t testing.TB, name string, kv map[string]any, seed uint64, reps, work
 		return m, nil, err
 	}
 	out, err := m.Run(context.Background(), v, workers, nil)
-	return m, out, err
+	if err != nil {
+		return m, out, err
+	}
+	// Run makes its files (a trace a key names) for its caller to write, as
+	// the command line and sweeps do once the point has succeeded; a file
+	// that exists already is refused, never replaced.
+	for _, f := range out.Files {
+		file, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return m, out, err
+		}
+		err = f.Write(file)
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, out, nil
 }
 
 // Figure returns the figure of out named name, or nil.
