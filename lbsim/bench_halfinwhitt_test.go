@@ -1,7 +1,6 @@
 package lbsim
 
 import (
-	"context"
 	"math"
 	"testing"
 )
@@ -14,18 +13,7 @@ func benchOccupancyHW(b *testing.B, n int, p Policy) {
 	sn := math.Sqrt(float64(n))
 	lambda := 1 - 1/sn
 	init := []float64{1 - 1/sn, 0.8 / sn}
-	rate := float64(n) * (lambda + init[0]) // events per unit time
-	sc := Scenario{
-		Servers: n, Lambda: lambda, Policy: p, Engine: EngineOccupancy,
-		Horizon: math.Max(float64(b.N)/rate, 1e-6), Warmup: NoWarmup,
-		InitOccupancy: init, Workers: 1,
-	}
-	cpu0 := timeFromFirstEvent(b, &sc)
-	res, err := Run(context.Background(), sc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	reportRates(b, res.Events, sc, *cpu0)
+	benchFrom(b, n, lambda, p, EngineOccupancy, init)
 }
 
 // dSqrtLog is d(N) = sqrt(N) ln N, the boundary of the JSQ(d(N)) region

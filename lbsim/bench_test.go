@@ -23,6 +23,12 @@ func benchScenario(b *testing.B, n int, p Policy, engine Engine, d int) {
 		}
 		init = append(init, q)
 	}
+	benchFrom(b, n, lambda, p, engine, init)
+}
+
+// benchFrom runs one replication of n servers at load lambda from the
+// occupancy init, long enough for about b.N events, and reports its rates.
+func benchFrom(b *testing.B, n int, lambda float64, p Policy, engine Engine, init []float64) {
 	rate := float64(n) * (lambda + init[0]) // events per unit time
 	sc := Scenario{
 		Servers: n, Lambda: lambda, Policy: p, Engine: engine,

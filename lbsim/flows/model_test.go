@@ -1,31 +1,18 @@
 package flows
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/lbsim/notebooks/lbsim/internal/modeltest"
 	"github.com/lbsim/notebooks/lbsim/model"
 )
 
 func point(t *testing.T, kv map[string]any) (*model.Outcome, error) {
 	t.Helper()
-	m, err := model.Lookup("flows")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := m.Keys.New()
-	for k, x := range kv {
-		if err := v.Set(k, x); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err = m.Point(v, 1, 2)
-	if err != nil {
-		return nil, err
-	}
-	return m.Run(context.Background(), v, 1, nil)
+	_, out, err := modeltest.Point(t, "flows", kv, 1, 2, 1)
+	return out, err
 }
 
 // The registered model runs a point with the figures a sweep merges.

@@ -304,18 +304,9 @@ func (l *DiffusionLaw) CDF1(x float64) float64 {
 	if i >= l.M1 {
 		return 0
 	}
-	above := func(i int) float64 { // P(Qbar_1 > -i H) + P1[i]/2 = 1 - F(-i H)
-		if i == 0 {
-			return 0
-		}
-		s := l.P1[i] / 2
-		for m := 0; m < i; m++ {
-			s += l.P1[m]
-		}
-		return s
-	}
+	// halfMass(P1, i) is P(Qbar_1 > -i H) + P1[i]/2 = 1 - F(-i H).
 	f := u - float64(i)
-	return 1 - ((1-f)*above(i) + f*above(i+1))
+	return 1 - ((1-f)*halfMass(l.P1, i) + f*halfMass(l.P1, i+1))
 }
 
 // CDF2 returns P(Qbar_2 <= x) of the lattice law, with the same convention
@@ -329,16 +320,20 @@ func (l *DiffusionLaw) CDF2(x float64) float64 {
 	if j >= l.M2 {
 		return 1
 	}
-	at := func(j int) float64 {
-		if j == 0 {
-			return 0
-		}
-		s := l.P2[j] / 2
-		for m := 0; m < j; m++ {
-			s += l.P2[m]
-		}
-		return s
-	}
 	f := u - float64(j)
-	return (1-f)*at(j) + f*at(j+1)
+	return (1-f)*halfMass(l.P2, j) + f*halfMass(l.P2, j+1)
+}
+
+// halfMass is p[0] + ... + p[i-1] + p[i]/2 (0 at i = 0): the lattice law's
+// mass below its i-th point, the point's own mass split in half, which
+// interpolated linearly between points gives CDF1 and CDF2.
+func halfMass(p []float64, i int) float64 {
+	if i == 0 {
+		return 0
+	}
+	s := p[i] / 2
+	for m := 0; m < i; m++ {
+		s += p[m]
+	}
+	return s
 }
