@@ -106,3 +106,39 @@ func ControlEveryLess(wrong, name string, levels []int, a, b []Estimate, options
 	}
 	control(wrong, label, o)
 }
+
+// LawAgree asserts that xs are independent draws from the continuous law
+// whose CDF is F, known to within bound (sup |F - the true CDF| <= bound),
+// by the Kolmogorov-Smirnov test at the stated level (lbsim/evidence
+// LawAgree); reference names F in the line. The line states the CDF
+// deviation the test detects; Need is in probability (Need(0.02): a CDF
+// off by 0.02 somewhere; default 0.1). The draws must be independent (thin
+// a dependent series, or pool independent replications) and the line says
+// how they are, in name. It fails the cell when the law is rejected or the
+// sample is too small to see the need.
+func LawAgree(name, reference string, xs []float64, F func(float64) float64, bound float64, options ...ClaimOption) evidence.LawOutcome {
+	o := evidence.LawAgree(xs, F, bound, specFor(name, 1, options))
+	line := o.Describe(name, reference)
+	switch {
+	case o.Weak:
+		report(false, "weak evidence: "+line+": the sample cannot see the deviation the claim needs; add draws")
+	case !o.Holds:
+		report(false, line+": rejected")
+	default:
+		report(true, line)
+	}
+	return o
+}
+
+// ControlLawAgree is a negative control for LawAgree: the draws xs of a
+// deliberately wrong model (or the right draws against a wrong law F),
+// described by wrong, must be rejected.
+func ControlLawAgree(wrong, name, reference string, xs []float64, F func(float64) float64, bound float64, options ...ClaimOption) {
+	o := evidence.LawAgree(xs, F, bound, specFor(name, 1, options))
+	line := o.Describe(name, reference)
+	if o.Holds {
+		report(false, "CONTROL "+wrong+": NOT rejected by "+line)
+		return
+	}
+	fmt.Fprintln(checkOut, "CONTROL  "+wrong+": rejected by "+line)
+}

@@ -54,3 +54,33 @@ func TestEveryLess(t *testing.T) {
 		t.Errorf("ControlEveryLess on a right model: failed %q", failed)
 	}
 }
+
+func TestLawAgree(t *testing.T) {
+	uniform := func(x float64) float64 { return math.Min(1, math.Max(0, x)) }
+	xs := make([]float64, 2000)
+	for i := range xs {
+		xs[i] = (float64(i) + 0.5) / float64(len(xs)) // the uniform law's quantiles: distance 1/4000
+	}
+	out, failed := capture(func() { LawAgree("quantiles", "U(0, 1)", xs, uniform, 0, Need(0.05)) })
+	if failed != "" || !strings.HasPrefix(out, "PASS  quantiles: Kolmogorov-Smirnov distance 0.00025 over 2000 independent draws vs U(0, 1)") ||
+		!detectsRel.MatchString(out) {
+		t.Errorf("LawAgree on the right law: %q (failed %q)", out, failed)
+	}
+	square := func(x float64) float64 { return uniform(x) * uniform(x) }
+	_, failed = capture(func() { LawAgree("quantiles", "x^2", xs, square, 0, Need(0.05)) })
+	if !strings.Contains(failed, "rejected") {
+		t.Errorf("LawAgree on a wrong law: failed %q", failed)
+	}
+	_, failed = capture(func() { LawAgree("few", "U(0, 1)", xs[:20], uniform, 0, Need(0.05)) })
+	if !strings.Contains(failed, "weak evidence") {
+		t.Errorf("LawAgree on 20 draws with need 0.05: failed %q", failed)
+	}
+	out, failed = capture(func() { ControlLawAgree("x^2 in place of x", "quantiles", "x^2", xs, square, 0, Need(0.05)) })
+	if failed != "" || !strings.HasPrefix(out, "CONTROL  x^2 in place of x: rejected by quantiles: Kolmogorov-Smirnov") {
+		t.Errorf("ControlLawAgree: %q (failed %q)", out, failed)
+	}
+	_, failed = capture(func() { ControlLawAgree("not wrong", "quantiles", "U(0, 1)", xs, uniform, 0, Need(0.05)) })
+	if !strings.Contains(failed, "NOT rejected") {
+		t.Errorf("ControlLawAgree on the right law: failed %q", failed)
+	}
+}

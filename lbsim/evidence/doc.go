@@ -3,7 +3,7 @@
 // error, at a stated significance level, and every comparison says the
 // smallest deviation it would detect. It is the statistics behind the
 // notebooks' checks (kernelhelpers prints and enforces them) and imports
-// nothing from the simulator.
+// nothing from the simulator (only its Monte Carlo helpers, lbsim/mc).
 //
 // # Estimates
 //

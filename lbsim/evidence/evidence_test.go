@@ -260,3 +260,57 @@ func TestEstimateJSON(t *testing.T) {
 		}
 	}
 }
+
+// The Kolmogorov-Smirnov comparison rejects true laws at its level and
+// detects a CDF that deviates by its stated Detects at one point with at
+// least its power (the statement is conservative: at most 0.95).
+func TestLawAgreeLevelAndPower(t *testing.T) {
+	uniform := func(x float64) float64 { return math.Min(1, math.Max(0, x)) }
+	const trials, n = 4000, 400
+	for _, level := range []float64{0.01, 0.05} {
+		rng := rand.New(rand.NewPCG(7, uint64(1000*level)))
+		xs := make([]float64, n)
+		rejected, shiftRejected := 0, 0
+		var detects float64
+		for range trials {
+			for i := range xs {
+				xs[i] = rng.Float64()
+			}
+			o := LawAgree(xs, uniform, 0, Spec{Level: level})
+			if !o.Holds {
+				rejected++
+			}
+			detects = o.Detects
+			// The same draws under a law whose CDF exceeds F by Detects at 1/2
+			// and equals it outside [1/2 - Detects, 1/2 + Detects]: the draws in
+			// [1/2, 1/2 + Detects] move to [1/2 - Detects, 1/2]. A deviation
+			// at one point is the hardest for the test to see.
+			for i, x := range xs {
+				if x >= 0.5 && x < 0.5+detects {
+					xs[i] = x - detects
+				}
+			}
+			if !LawAgree(xs, uniform, 0, Spec{Level: level}).Holds {
+				shiftRejected++
+			}
+		}
+		// Stephens' correction is accurate to a few percent of the level at n = 400.
+		within(t, "KS false rejections at level "+strconv.FormatFloat(level, 'g', -1, 64), float64(rejected)/trials, level, trials)
+		// Conservative: at least the stated power, and not far above it.
+		if rate := float64(shiftRejected) / trials; rate < DefaultPower-5*math.Sqrt(0.16/trials) || rate > 0.95 {
+			t.Errorf("KS power at a deviation of Detects %.4f at one point: rate %.4f, want between %v and 0.95", detects, rate, DefaultPower)
+		} else {
+			t.Logf("KS power at a deviation of Detects %.4f at one point (level %v): rate %.4f, stated %v", detects, level, rate, DefaultPower)
+		}
+	}
+	o := LawAgree([]float64{0.1, 0.5, 0.9}, uniform, 0, Spec{Need: 0.05})
+	if !o.Weak || !strings.Contains(o.Describe("three draws", "U(0, 1)"), "detects") {
+		t.Errorf("three draws cannot see 0.05: %+v", o)
+	}
+	if o := LawAgree(nil, uniform, 0, Spec{Need: 0.05}); o.Holds || !o.Weak {
+		t.Errorf("no draws: %+v", o)
+	}
+	if q := kolmogorovQuantile(0.05); math.Abs(q-1.3581) > 1e-3 {
+		t.Errorf("Kolmogorov 95%% quantile %v, want 1.3581", q)
+	}
+}
