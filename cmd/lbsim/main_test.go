@@ -197,6 +197,7 @@ func TestBadInput(t *testing.T) {
 	existing := writeFile(t, "existing.csv", "not lbsim's\n")
 	bad := writeFile(t, "bad.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq",}`)
 	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
+	selfLoop := writeFile(t, "selfloop.txt", "0 1\n# a comment\n2 2\n1 2\n") // a self-loop on line 3
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	endless := endlessPipe(t, "1.5\n")
@@ -297,6 +298,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "pair-jsq", "--pairs", "nowhere"}, `pairs = "nowhere": must be uniform, a topology`, ""},
 		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "pair-jsq", "--pairs", selfPair}, "a pair needs two distinct servers", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--pairs", selfPair}, "a pair needs two distinct servers", ""},
+		// A self-loop in a graph file is refused, naming the file, line and vertex (it was dropped without a word).
+		{[]string{"run", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", selfLoop},
+			`graph = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
+		{[]string{"exact", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsqd", "--graph", selfLoop},
+			`graph = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
+		{[]string{"trickle", "--nodes", "3", "--graph", selfLoop}, `graph = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
+		{[]string{"csma", "--conflict", selfLoop, "--utility", "log"}, `conflict = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
 		{with("--policy", "jbt", "--threshold", "0"), "threshold = 0: must be between 1 and 16777216", ""},
 		{[]string{"admission", "--servers", "0", "--beta", "0.5"}, "servers = 0: must be at least 1", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "quad:a=1"}, `family "quad": unknown`, ""},
