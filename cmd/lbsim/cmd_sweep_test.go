@@ -150,6 +150,9 @@ func TestSweepBadInput(t *testing.T) {
 			nil, "must be 1 to 100 letters"},
 		{`{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
 			[]string{"--workers", "1", "--workers", "2"}, "--workers given twice"},
+		// Found at validation, before any point runs (trickle opened "" at run time, exit 1 after point 0).
+		{`{"model": "trickle", "seed": 1, "replications": 1, "base": {"nodes": 10, "graph": ""}, "axes": [{"k": [1, 2]}]}`,
+			nil, `point 0 (k=1): graph = "": must name an edge-list file`},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)

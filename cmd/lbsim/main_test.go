@@ -421,6 +421,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"trickle", "--nodes", "4", "--graph", selfPair, "--topology", "torus"}, "give topology or graph, not both", ""},
 		{[]string{"trickle", "--nodes", "1", "--graph", selfPair}, "graph = ", ""},
 		{[]string{"trickle", "--nodes", "4", "--graph", filepath.Join(dir, "missing.txt")}, "no such file", ""},
+		// An empty file name names no file: refused at validation (trickle opened it at run time, exit 1; a
+		// dispatch graph took it for absent, beside a topology too).
+		{[]string{"trickle", "--nodes", "4", "--graph", ""}, `graph = "": must name an edge-list file`, ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "ring", "--degree", "2", "--graph", ""},
+			`graph = "": must name an edge-list file`, ""},
+		{[]string{"exact", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", ""}, `graph = "": must name an edge-list file`, ""},
+		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", ""}, `compat_graph = "": must name an edge-list file`, ""},
 		{[]string{"trickle", "--nodes", "1000000", "--topology", "geometric", "--radius", "0.7"}, "radius = 0.7: the hearing graph would have about", ""},
 		{[]string{"trickle", "--nodes", "20000000", "--topology", "geometric", "--radius", "0.001"}, "radius = 0.001: the hearing graph would have about", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},

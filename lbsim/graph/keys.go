@@ -85,7 +85,7 @@ func Keys() []param.Key {
 			Doc: "clique fraction of split: round(C*N) servers form a clique joined to all others", Check: positive("fraction")},
 		{Name: KeyClique, Kind: param.Int, Arg: "M", For: []string{}, Range: "in [1, N]",
 			Doc: "clique size of pendant; the other servers hang off it round-robin", Check: param.IntAtLeast(1)},
-		{Name: KeyGraph, Kind: param.String, Arg: "FILE", For: []string{},
+		{Name: KeyGraph, Kind: param.String, Arg: "FILE", For: []string{}, Check: param.FileName("an edge-list file"),
 			Doc: "edge-list file for the graph policies instead of topology: \"u v\" per line, 0-based ids below N, # comments"},
 		{Name: KeyGraphSeed, Kind: param.Uint, Arg: "S", For: []string{}, DefaultDoc: "seed",
 			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random topologies er, er-implicit, regular and geometric",

@@ -297,6 +297,19 @@ func NonNegative(what string) func(any, *Values) string {
 	}
 }
 
+// FileName allows the name of a file holding what ("an edge-list file"):
+// any string but the empty one, which names no file. Given as a key's value,
+// "" would otherwise pass validation and fail when the run opens it, or read
+// as the key being absent (a design-or-file choice taking the design).
+func FileName(what string) func(any, *Values) string {
+	return func(x any, _ *Values) string {
+		if x.(string) == "" {
+			return "must name " + what
+		}
+		return ""
+	}
+}
+
 // Constant is a Default that returns x.
 func Constant(x any) func(*Values) (any, bool) {
 	return func(*Values) (any, bool) { return x, true }
