@@ -153,6 +153,8 @@ func TestSweepBadInput(t *testing.T) {
 		// Found at validation, before any point runs (trickle opened "" at run time, exit 1 after point 0).
 		{`{"model": "trickle", "seed": 1, "replications": 1, "base": {"nodes": 10, "graph": ""}, "axes": [{"k": [1, 2]}]}`,
 			nil, `point 0 (k=1): graph = "": must name an edge-list file`},
+		{`{"model": "trickle", "seed": 1, "replications": 1, "base": {"nodes": 10}, "axes": [{"horizon": [100, 0.5]}]}`,
+			nil, "point 1 (horizon=0.5): horizon = 0.5 (warmup = 0.05): the measurement window horizon - warmup = 0.45 is shorter than one interval"},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)

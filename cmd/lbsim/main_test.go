@@ -417,6 +417,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"trickle", "--nodes", "10", "--topology", "grid"}, "nodes = 10: topology grid needs nodes = L*L", ""},
 		{[]string{"trickle", "--nodes", "100", "--radius", "0.1"}, "radius = 0.1: only grid, torus and geometric take a radius", ""},
 		{[]string{"trickle", "--nodes", "100", "--imin", "2"}, "imin = 2: must be in [tau·2^-40, tau] = [9.09e-13, 1]", ""},
+		// Messages are counted per interval: a measurement window shorter than tau would extrapolate the count.
+		{[]string{"trickle", "--nodes", "10", "--horizon", "1"}, "horizon = 1 (warmup = 0.1): the measurement window horizon - warmup = 0.9 is shorter than one interval (tau = 1); must be horizon - warmup >= tau", ""},
+		{[]string{"trickle", "--nodes", "10", "--horizon", "3", "--warmup", "2.5"}, "horizon = 3 (warmup = 2.5): the measurement window horizon - warmup = 0.5 is shorter than one interval (tau = 1)", ""},
+		{[]string{"trickle", "--nodes", "10", "--tau", "10", "--horizon", "10"}, "horizon = 10 (warmup = 1): the measurement window horizon - warmup = 9 is shorter than one interval (tau = 10)", ""},
 		{[]string{"trickle", "--nodes", "100", "--topology", "ring"}, `topology = "ring": must be one of complete, grid, torus, geometric`, ""},
 		{[]string{"trickle", "--nodes", "4", "--graph", selfPair, "--topology", "torus"}, "give topology or graph, not both", ""},
 		{[]string{"trickle", "--nodes", "1", "--graph", selfPair}, "graph = ", ""},
