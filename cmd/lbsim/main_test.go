@@ -318,6 +318,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--step", "-0.5/m"}, "step = \"-0.5/m\": A = -0.5: the step must be a finite number > 0", ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--step", "1/m^2"}, "the power of m must be a number in (0, 1]", ""},
 		{[]string{"csma", "--conflict", "path:4"}, "targets: missing; give --targets LIST (one per node, 4 here) or --utility log", ""},
+		// An exact optimum beyond |theta| = 30 (the "exact" theta stopped near +-27, where the activities met the tolerance): refused.
+		{[]string{"csma", "--conflict", "path:2", "--targets", "0.5,1e-20"}, "targets = [0.5,1e-20]: the exact optimum theta* (over the 3 independent sets): the optimum lies beyond |theta_i| = 30", ""},
+		{[]string{"csma", "--conflict", "path:2", "--targets", "0.49999999999999,0.49999999999999"}, "the optimum lies beyond |theta_i| = 30", ""},
+		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--utility-weight", "20"}, "utility_weight = 20: the exact optimum theta* (over the 8 independent sets): the optimum lies beyond", ""},
+		{[]string{"csma", "--conflict", "grid:10x10", "--utility", "log", "--utility-weight", "30"}, "utility_weight = 30: must be in (0, 30)", ""},
 		{[]string{"csma", "--conflict", "hexagon:6", "--utility", "log"}, "conflict = \"hexagon:6\": no such file, and not path:N", ""},
 		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--window-length", "-1"}, "window_length = -1: must be a finite time > 0", ""},
 		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--theta-trace", traj, "--windows", "0"}, "windows = 0", ""},
