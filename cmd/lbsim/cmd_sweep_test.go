@@ -157,6 +157,8 @@ func TestSweepBadInput(t *testing.T) {
 			nil, "point 1 (horizon=0.5): horizon = 0.5 (warmup = 0.05): the measurement window horizon - warmup = 0.45 is shorter than one interval"},
 		{`{"model": "csma", "seed": 1, "replications": 1, "base": {"conflict": "path:4", "utility": "log"}, "axes": [{"utility_weight": [1, 20]}]}`,
 			nil, "point 1 (utility_weight=20): utility_weight = 20: the exact optimum theta*"},
+		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 20, "horizon": 50}, "axes": [{"beta": [0.5, 1]}]}`,
+			nil, "point 0 (beta=0.5): horizon = 50: unused without simulate"},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)

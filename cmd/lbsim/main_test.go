@@ -312,6 +312,17 @@ func TestBadInput(t *testing.T) {
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=-1,b=1"}, "a = -1: must be a finite number >= 0", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "5:x"}, `thresholds = "5:x"`, ""},
 		{[]string{"admission", "/dev/zero"}, "larger than 64 MiB", ""},
+		// Keys that the chosen variant does not use, given explicitly (their defaults pass: TestUnusedKeyDefaults).
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--horizon", "10"}, "horizon = 10: unused without simulate: the point is solved exactly", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--seed", "3"}, "seed = 3: unused without simulate", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--replications", "4"}, "replications = 4: unused without simulate", ""},
+		{[]string{"run", "--servers", "16", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "torus", "--graph-seed", "3"},
+			`graph_seed = 3: unused: topology "torus" is not random; only a random topology reads graph_seed`, ""},
+		{[]string{"exact", "--servers", "4", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "ring", "--degree", "2", "--graph-seed", "0"},
+			`graph_seed = 0: unused: topology "ring" is not random`, ""},
+		{[]string{"trickle", "--nodes", "16", "--topology", "grid", "--graph-seed", "3"}, `graph_seed = 3: unused: topology "grid" is not random`, ""},
+		{[]string{"trickle", "--nodes", "16", "--graph-seed", "3"}, "graph_seed = 3: unused: no topology is given", ""},
+		{[]string{"redundancy", "--servers", "8", "--lambda", "0.5", "--pairs", "ring", "--degree", "2", "--graph-seed", "3"}, `graph_seed = 3: unused: pairs "ring" is not random`, ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3"}, "targets = [0.5,0.3,0.3]: got 3 values, want one per node of the conflict graph (4)", ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.6,0.3,0.5"}, "targets = [0.5,0.6,0.3,0.5]: targets[0] + targets[1] = 1.1", ""},
 		{[]string{"csma", "--conflict", "ring:5", "--targets", "0.45x5"}, "outside the capacity region", ""},
@@ -845,6 +856,35 @@ func endlessPipe(t *testing.T, line string) string {
 		}
 	})
 	return path
+}
+
+// The keys refused when the chosen variant does not use them pass at their
+// defaults: the printed scenario of admission without simulate (horizon,
+// warmup, replications and seed at their defaults) runs again as a file, a
+// sweep of it (seed and replications set by the sweep) runs, and the same
+// keys with simulate, or graph_seed on a random topology, are taken.
+func TestUnusedKeyDefaults(t *testing.T) {
+	m := runJSON(t, "admission", "--servers", "100", "--beta", "0.5")
+	data, err := json.Marshal(m["scenario"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"horizon", "warmup", "replications", "seed"} {
+		if _, ok := m["scenario"].(map[string]any)[k]; !ok {
+			t.Errorf("the printed scenario %s has no %s", data, k)
+		}
+	}
+	again := runJSON(t, "admission", writeFile(t, "adm.json", string(data)))
+	if !reflect.DeepEqual(again["figures"], m["figures"]) {
+		t.Errorf("the printed scenario fed back gave %v, want %v", again["figures"], m["figures"])
+	}
+	runJSON(t, "admission", "--servers", "100", "--beta", "0.5", "--simulate", "--horizon", "20", "--seed", "3", "--replications", "2")
+	runJSON(t, "run", "--servers", "16", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "regular", "--degree", "3",
+		"--graph-seed", "3", "--horizon", "10")
+	spec := writeSpec(t, `{"model": "admission", "seed": 5, "replications": 1, "base": {"servers": 20}, "axes": [{"beta": [0.5, 1]}]}`)
+	if code, _, stderr := cli(t, context.Background(), "sweep", spec, "--out", filepath.Join(t.TempDir(), "adm")); code != 0 {
+		t.Errorf("a sweep of admission without simulate: exit %d, %s", code, stderr)
+	}
 }
 
 // Every model subcommand, including those of models added later, refuses the

@@ -65,7 +65,18 @@ func newKeys() *param.Set {
 		param.Key{Name: keySimulate, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
 			Doc: "also simulate the optimal threshold policy (figure simulated_revenue with its 95% half-width)"},
 	)
-	s.Add(model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey())
+	// The simulation's keys are read only with simulate: given without it
+	// (other than at their defaults), they would enter the scenario and a
+	// sweep's point seeds while changing nothing.
+	for _, k := range []param.Key{model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey()} {
+		k.Unused = func(v *param.Values) string {
+			if v.Bool(keySimulate) {
+				return ""
+			}
+			return fmt.Sprintf("unused without simulate: the point is solved exactly and nothing is simulated; give simulate or drop %s", k.Name)
+		}
+		s.Add(k)
+	}
 	return s
 }
 
