@@ -159,6 +159,8 @@ func TestSweepBadInput(t *testing.T) {
 			nil, "point 1 (utility_weight=20): utility_weight = 20: the exact optimum theta*"},
 		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 20, "horizon": 50}, "axes": [{"beta": [0.5, 1]}]}`,
 			nil, "point 0 (beta=0.5): horizon = 50: unused without simulate"},
+		{`{"model": "redundancy", "seed": 1, "replications": 1, "base": {"servers": 100, "pairs": "er", "degree": 1, "horizon": 10}, "axes": [{"lambda": [0.5, 0.6]}]}`,
+			nil, `point 0 (lambda=0.5): pairs = "er": server 3 (and 39 others) is in no pair`},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)

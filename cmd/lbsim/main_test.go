@@ -197,7 +197,8 @@ func TestBadInput(t *testing.T) {
 	existing := writeFile(t, "existing.csv", "not lbsim's\n")
 	bad := writeFile(t, "bad.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq",}`)
 	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
-	selfLoop := writeFile(t, "selfloop.txt", "0 1\n# a comment\n2 2\n1 2\n") // a self-loop on line 3
+	selfLoop := writeFile(t, "selfloop.txt", "0 1\n# a comment\n2 2\n1 2\n")       // a self-loop on line 3
+	heavyPair := writeFile(t, "heavy.txt", "0 1 1\n1 2 1\n2 3 1\n3 0 1\n0 2 30\n") // servers 0 and 2 get 30/34 of the work
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	endless := endlessPipe(t, "1.5\n")
@@ -292,6 +293,10 @@ func TestBadInput(t *testing.T) {
 		{with("--policy", "jsq", "--d", "2"), "d = 2: policy jsq takes no d", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.6", "--pairs", "ring", "--degree", "3"}, "degree = 3: must be an even integer", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "1"}, "lambda = 1: unstable", ""},
+		// Found by computation at validation (they stopped the run with exit 1, and a sweep midway).
+		{[]string{"redundancy", "--servers", "4", "--lambda", "0.9", "--pairs", heavyPair}, "lambda = 0.9: unstable: the tasks whose sets lie within the servers [0 2] arrive at 1.58824 times", ""},
+		{[]string{"redundancy", "--servers", "4", "--lambda", "0.9", "--pairs", heavyPair, "--exact"}, "lambda = 0.9: unstable", ""},
+		{[]string{"redundancy", "--servers", "100", "--lambda", "0.5", "--pairs", "er", "--degree", "1"}, `pairs = "er": server 2 (and 44 others) is in no pair and would receive no work`, ""},
 		{[]string{"redundancy", "--servers", "30", "--lambda", "0.5", "--exact"}, "servers = 30: exact takes at most 20", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--d", "3", "--pairs", "ring", "--degree", "2"}, `pairs = "ring": gives pairs; d must be 2`, ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--policy", "jsq"}, "flag provided but not defined: -policy", ""},
