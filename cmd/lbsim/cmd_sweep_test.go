@@ -161,6 +161,8 @@ func TestSweepBadInput(t *testing.T) {
 			nil, "point 0 (beta=0.5): horizon = 50: unused without simulate"},
 		{`{"model": "redundancy", "seed": 1, "replications": 1, "base": {"servers": 100, "pairs": "er", "degree": 1, "horizon": 10}, "axes": [{"lambda": [0.5, 0.6]}]}`,
 			nil, `point 0 (lambda=0.5): pairs = "er": server 3 (and 39 others) is in no pair`},
+		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 100, "beta": 0.5}, "axes": [{"revenue": ["linear:a=1,b=1", "linear:a=1,b=1e-300"]}]}`,
+			nil, `point 1 (revenue=linear:a=1,b=1e-300): revenue = "linear:a=1,b=1e-300": no finite optimal threshold`},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)

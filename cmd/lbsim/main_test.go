@@ -317,6 +317,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=-1,b=1"}, "a = -1: must be a finite number >= 0", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "5:x"}, `thresholds = "5:x"`, ""},
 		{[]string{"admission", "/dev/zero"}, "larger than 64 MiB", ""},
+		// Solved at validation: no finite optimum within the search, figures that overflow (exit 1 at run time, or at encoding).
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=1,b=1e-300"},
+			`revenue = "linear:a=1,b=1e-300": no finite optimal threshold: the revenue function does not drop below the revenue rate (searched thresholds up to 1010000)`, ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=1e308,b=1e308"},
+			`revenue = "linear:a=1e308,b=1e308": the figure revenue is -Inf, not a finite number`, ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "exponential:a=1e300,b=1"},
+			`revenue = "exponential:a=1e300,b=1": the figure revenue_limit is NaN, not a finite number`, ""},
 		// Keys that the chosen variant does not use, given explicitly (their defaults pass: TestUnusedKeyDefaults).
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--horizon", "10"}, "horizon = 10: unused without simulate: the point is solved exactly", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--seed", "3"}, "seed = 3: unused without simulate", ""},
