@@ -83,7 +83,7 @@ func declareCompatKeys() bool {
 			Doc: "number of blocks of compat block (in [1, min(N, M)])", Check: param.IntAtLeast(1)},
 		param.Key{Name: keyBlockShares, Kind: param.Floats, Arg: "LIST", For: []string{}, DefaultDoc: "equal",
 			Doc: "relative server shares of the blocks of compat block (> 0, B values in the syntax of rates; types are split equally)"},
-		param.Key{Name: keyCompatGraph, Kind: param.String, Arg: "FILE", For: []string{},
+		param.Key{Name: keyCompatGraph, Kind: param.String, Arg: "FILE", For: []string{}, Check: param.FileName("an edge-list file"),
 			Doc: "edge-list file instead of compat: \"type server\" per line, 0-based ids below M and N, # comments"},
 		param.Key{Name: keyCompatSeed, Kind: param.Uint, Arg: "S", For: []string{}, DefaultDoc: "seed",
 			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random compat designs random, random-types and sparse",

@@ -26,7 +26,7 @@ func FuzzParseSpec(f *testing.F) {
 		`{"servers": 5, "lambda": 0.5, "policy": "roundrobin", "engine": "auto", "horizon": 1e-3, "warmup": 1e-4}`,
 		`{"servers": 7, "lambda": 0.5, "policy": "jiqd", "d": 7, "sampling": "without"}`,
 		`{"servers": 20, "lambda": 0.5, "policy": "neighbour-jsq", "topology": "er", "degree": 3.5}`,
-		`{"servers": 16, "lambda": 0.5, "policy": "neighbour-jsqd", "d": 3, "topology": "torus", "graph_seed": 4}`,
+		`{"servers": 16, "lambda": 0.5, "policy": "neighbour-jsqd", "d": 3, "topology": "regular", "degree": 3, "graph_seed": 4}`,
 		`{"servers": 20, "lambda": 0.5, "policy": "neighbour-jsq", "topology": "ring", "degree": 4}`,
 		// Invalid.
 		``,
@@ -48,6 +48,7 @@ func FuzzParseSpec(f *testing.F) {
 		`{"servers": 2, "lambda": 0.5, "policy": "jsq", "engine": "occupancy", "init_lengths": [1, 1]}`,
 		`{"servers": 20, "lambda": 0.5, "policy": "neighbour-jsq", "topology": "regular", "degree": 2.5}`,
 		`{"servers": 20, "lambda": 0.5, "policy": "jsqd", "topology": "ring", "degree": 2}`,
+		`{"servers": 16, "lambda": 0.5, "policy": "neighbour-jsqd", "d": 3, "topology": "torus", "graph_seed": 4}`, // a torus is not random
 	} {
 		f.Add([]byte(s))
 	}

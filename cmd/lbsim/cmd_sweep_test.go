@@ -150,6 +150,19 @@ func TestSweepBadInput(t *testing.T) {
 			nil, "must be 1 to 100 letters"},
 		{`{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"}, "axes": [{"lambda": [0.5]}]}`,
 			[]string{"--workers", "1", "--workers", "2"}, "--workers given twice"},
+		// Found at validation, before any point runs (trickle opened "" at run time, exit 1 after point 0).
+		{`{"model": "trickle", "seed": 1, "replications": 1, "base": {"nodes": 10, "graph": ""}, "axes": [{"k": [1, 2]}]}`,
+			nil, `point 0 (k=1): graph = "": must name an edge-list file`},
+		{`{"model": "trickle", "seed": 1, "replications": 1, "base": {"nodes": 10}, "axes": [{"horizon": [100, 0.5]}]}`,
+			nil, "point 1 (horizon=0.5): horizon = 0.5 (warmup = 0.05): the measurement window horizon - warmup = 0.45 is shorter than one interval"},
+		{`{"model": "csma", "seed": 1, "replications": 1, "base": {"conflict": "path:4", "utility": "log"}, "axes": [{"utility_weight": [1, 20]}]}`,
+			nil, "point 1 (utility_weight=20): utility_weight = 20: the exact optimum theta*"},
+		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 20, "horizon": 50}, "axes": [{"beta": [0.5, 1]}]}`,
+			nil, "point 0 (beta=0.5): horizon = 50: unused without simulate"},
+		{`{"model": "redundancy", "seed": 1, "replications": 1, "base": {"servers": 100, "pairs": "er", "degree": 1, "horizon": 10}, "axes": [{"lambda": [0.5, 0.6]}]}`,
+			nil, `point 0 (lambda=0.5): pairs = "er": server 3 (and 39 others) is in no pair`},
+		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 100, "beta": 0.5}, "axes": [{"revenue": ["linear:a=1,b=1", "linear:a=1,b=1e-300"]}]}`,
+			nil, `point 1 (revenue=linear:a=1,b=1e-300): revenue = "linear:a=1,b=1e-300": no finite optimal threshold`},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)

@@ -197,6 +197,8 @@ func TestBadInput(t *testing.T) {
 	existing := writeFile(t, "existing.csv", "not lbsim's\n")
 	bad := writeFile(t, "bad.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq",}`)
 	selfPair := writeFile(t, "selfpair.txt", "0 1\n1 1\n")
+	selfLoop := writeFile(t, "selfloop.txt", "0 1\n# a comment\n2 2\n1 2\n")       // a self-loop on line 3
+	heavyPair := writeFile(t, "heavy.txt", "0 1 1\n1 2 1\n2 3 1\n3 0 1\n0 2 30\n") // servers 0 and 2 get 30/34 of the work
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	endless := endlessPipe(t, "1.5\n")
@@ -291,12 +293,23 @@ func TestBadInput(t *testing.T) {
 		{with("--policy", "jsq", "--d", "2"), "d = 2: policy jsq takes no d", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.6", "--pairs", "ring", "--degree", "3"}, "degree = 3: must be an even integer", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "1"}, "lambda = 1: unstable", ""},
+		// Found by computation at validation (they stopped the run with exit 1, and a sweep midway).
+		{[]string{"redundancy", "--servers", "4", "--lambda", "0.9", "--pairs", heavyPair}, "lambda = 0.9: unstable: the tasks whose sets lie within the servers [0 2] arrive at 1.58824 times", ""},
+		{[]string{"redundancy", "--servers", "4", "--lambda", "0.9", "--pairs", heavyPair, "--exact"}, "lambda = 0.9: unstable", ""},
+		{[]string{"redundancy", "--servers", "100", "--lambda", "0.5", "--pairs", "er", "--degree", "1"}, `pairs = "er": server 2 (and 44 others) is in no pair and would receive no work`, ""},
 		{[]string{"redundancy", "--servers", "30", "--lambda", "0.5", "--exact"}, "servers = 30: exact takes at most 20", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--d", "3", "--pairs", "ring", "--degree", "2"}, `pairs = "ring": gives pairs; d must be 2`, ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--policy", "jsq"}, "flag provided but not defined: -policy", ""},
 		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "pair-jsq", "--pairs", "nowhere"}, `pairs = "nowhere": must be uniform, a topology`, ""},
 		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "pair-jsq", "--pairs", selfPair}, "a pair needs two distinct servers", ""},
 		{[]string{"redundancy", "--servers", "4", "--lambda", "0.5", "--pairs", selfPair}, "a pair needs two distinct servers", ""},
+		// A self-loop in a graph file is refused, naming the file, line and vertex (it was dropped without a word).
+		{[]string{"run", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", selfLoop},
+			`graph = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
+		{[]string{"exact", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsqd", "--graph", selfLoop},
+			`graph = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
+		{[]string{"trickle", "--nodes", "3", "--graph", selfLoop}, `graph = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
+		{[]string{"csma", "--conflict", selfLoop, "--utility", "log"}, `conflict = "` + selfLoop + `": graph: edge list line 3: edge (2, 2): a self-loop at vertex 2`, ""},
 		{with("--policy", "jbt", "--threshold", "0"), "threshold = 0: must be between 1 and 16777216", ""},
 		{[]string{"admission", "--servers", "0", "--beta", "0.5"}, "servers = 0: must be at least 1", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "quad:a=1"}, `family "quad": unknown`, ""},
@@ -304,12 +317,35 @@ func TestBadInput(t *testing.T) {
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=-1,b=1"}, "a = -1: must be a finite number >= 0", ""},
 		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "5:x"}, `thresholds = "5:x"`, ""},
 		{[]string{"admission", "/dev/zero"}, "larger than 64 MiB", ""},
+		// Solved at validation: no finite optimum within the search, figures that overflow (exit 1 at run time, or at encoding).
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=1,b=1e-300"},
+			`revenue = "linear:a=1,b=1e-300": no finite optimal threshold: the revenue function does not drop below the revenue rate (searched thresholds up to 1010000)`, ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=1e308,b=1e308"},
+			`revenue = "linear:a=1e308,b=1e308": the figure revenue is -Inf, not a finite number`, ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "exponential:a=1e300,b=1"},
+			`revenue = "exponential:a=1e300,b=1": the figure revenue_limit is NaN, not a finite number`, ""},
+		// Keys that the chosen variant does not use, given explicitly (their defaults pass: TestUnusedKeyDefaults).
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--horizon", "10"}, "horizon = 10: unused without simulate: the point is solved exactly", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--seed", "3"}, "seed = 3: unused without simulate", ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--replications", "4"}, "replications = 4: unused without simulate", ""},
+		{[]string{"run", "--servers", "16", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "torus", "--graph-seed", "3"},
+			`graph_seed = 3: unused: topology "torus" is not random; only a random topology reads graph_seed`, ""},
+		{[]string{"exact", "--servers", "4", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "ring", "--degree", "2", "--graph-seed", "0"},
+			`graph_seed = 0: unused: topology "ring" is not random`, ""},
+		{[]string{"trickle", "--nodes", "16", "--topology", "grid", "--graph-seed", "3"}, `graph_seed = 3: unused: topology "grid" is not random`, ""},
+		{[]string{"trickle", "--nodes", "16", "--graph-seed", "3"}, "graph_seed = 3: unused: no topology is given", ""},
+		{[]string{"redundancy", "--servers", "8", "--lambda", "0.5", "--pairs", "ring", "--degree", "2", "--graph-seed", "3"}, `graph_seed = 3: unused: pairs "ring" is not random`, ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3"}, "targets = [0.5,0.3,0.3]: got 3 values, want one per node of the conflict graph (4)", ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.6,0.3,0.5"}, "targets = [0.5,0.6,0.3,0.5]: targets[0] + targets[1] = 1.1", ""},
 		{[]string{"csma", "--conflict", "ring:5", "--targets", "0.45x5"}, "outside the capacity region", ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--step", "-0.5/m"}, "step = \"-0.5/m\": A = -0.5: the step must be a finite number > 0", ""},
 		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--step", "1/m^2"}, "the power of m must be a number in (0, 1]", ""},
 		{[]string{"csma", "--conflict", "path:4"}, "targets: missing; give --targets LIST (one per node, 4 here) or --utility log", ""},
+		// An exact optimum beyond |theta| = 30 (the "exact" theta stopped near +-27, where the activities met the tolerance): refused.
+		{[]string{"csma", "--conflict", "path:2", "--targets", "0.5,1e-20"}, "targets = [0.5,1e-20]: the exact optimum theta* (over the 3 independent sets): the optimum lies beyond |theta_i| = 30", ""},
+		{[]string{"csma", "--conflict", "path:2", "--targets", "0.49999999999999,0.49999999999999"}, "the optimum lies beyond |theta_i| = 30", ""},
+		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--utility-weight", "20"}, "utility_weight = 20: the exact optimum theta* (over the 8 independent sets): the optimum lies beyond", ""},
+		{[]string{"csma", "--conflict", "grid:10x10", "--utility", "log", "--utility-weight", "30"}, "utility_weight = 30: must be in (0, 30)", ""},
 		{[]string{"csma", "--conflict", "hexagon:6", "--utility", "log"}, "conflict = \"hexagon:6\": no such file, and not path:N", ""},
 		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--window-length", "-1"}, "window_length = -1: must be a finite time > 0", ""},
 		{[]string{"csma", "--conflict", "path:4", "--utility", "log", "--theta-trace", traj, "--windows", "0"}, "windows = 0", ""},
@@ -409,10 +445,21 @@ func TestBadInput(t *testing.T) {
 		{[]string{"trickle", "--nodes", "10", "--topology", "grid"}, "nodes = 10: topology grid needs nodes = L*L", ""},
 		{[]string{"trickle", "--nodes", "100", "--radius", "0.1"}, "radius = 0.1: only grid, torus and geometric take a radius", ""},
 		{[]string{"trickle", "--nodes", "100", "--imin", "2"}, "imin = 2: must be in [tau·2^-40, tau] = [9.09e-13, 1]", ""},
+		// Messages are counted per interval: a measurement window shorter than tau would extrapolate the count.
+		{[]string{"trickle", "--nodes", "10", "--horizon", "1"}, "horizon = 1 (warmup = 0.1): the measurement window horizon - warmup = 0.9 is shorter than one interval (tau = 1); must be horizon - warmup >= tau", ""},
+		{[]string{"trickle", "--nodes", "10", "--horizon", "3", "--warmup", "2.5"}, "horizon = 3 (warmup = 2.5): the measurement window horizon - warmup = 0.5 is shorter than one interval (tau = 1)", ""},
+		{[]string{"trickle", "--nodes", "10", "--tau", "10", "--horizon", "10"}, "horizon = 10 (warmup = 1): the measurement window horizon - warmup = 9 is shorter than one interval (tau = 10)", ""},
 		{[]string{"trickle", "--nodes", "100", "--topology", "ring"}, `topology = "ring": must be one of complete, grid, torus, geometric`, ""},
 		{[]string{"trickle", "--nodes", "4", "--graph", selfPair, "--topology", "torus"}, "give topology or graph, not both", ""},
 		{[]string{"trickle", "--nodes", "1", "--graph", selfPair}, "graph = ", ""},
 		{[]string{"trickle", "--nodes", "4", "--graph", filepath.Join(dir, "missing.txt")}, "no such file", ""},
+		// An empty file name names no file: refused at validation (trickle opened it at run time, exit 1; a
+		// dispatch graph took it for absent, beside a topology too).
+		{[]string{"trickle", "--nodes", "4", "--graph", ""}, `graph = "": must name an edge-list file`, ""},
+		{[]string{"run", "--servers", "10", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "ring", "--degree", "2", "--graph", ""},
+			`graph = "": must name an edge-list file`, ""},
+		{[]string{"exact", "--servers", "3", "--lambda", "0.5", "--policy", "neighbour-jsq", "--graph", ""}, `graph = "": must name an edge-list file`, ""},
+		{[]string{"run", "--servers", "4", "--lambda", "0.5", "--policy", "compat-jsqd", "--compat-graph", ""}, `compat_graph = "": must name an edge-list file`, ""},
 		{[]string{"trickle", "--nodes", "1000000", "--topology", "geometric", "--radius", "0.7"}, "radius = 0.7: the hearing graph would have about", ""},
 		{[]string{"trickle", "--nodes", "20000000", "--topology", "geometric", "--radius", "0.001"}, "radius = 0.001: the hearing graph would have about", ""},
 		{with("--colour", "red"), "flag provided but not defined: -colour", ""},
@@ -821,6 +868,35 @@ func endlessPipe(t *testing.T, line string) string {
 		}
 	})
 	return path
+}
+
+// The keys refused when the chosen variant does not use them pass at their
+// defaults: the printed scenario of admission without simulate (horizon,
+// warmup, replications and seed at their defaults) runs again as a file, a
+// sweep of it (seed and replications set by the sweep) runs, and the same
+// keys with simulate, or graph_seed on a random topology, are taken.
+func TestUnusedKeyDefaults(t *testing.T) {
+	m := runJSON(t, "admission", "--servers", "100", "--beta", "0.5")
+	data, err := json.Marshal(m["scenario"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"horizon", "warmup", "replications", "seed"} {
+		if _, ok := m["scenario"].(map[string]any)[k]; !ok {
+			t.Errorf("the printed scenario %s has no %s", data, k)
+		}
+	}
+	again := runJSON(t, "admission", writeFile(t, "adm.json", string(data)))
+	if !reflect.DeepEqual(again["figures"], m["figures"]) {
+		t.Errorf("the printed scenario fed back gave %v, want %v", again["figures"], m["figures"])
+	}
+	runJSON(t, "admission", "--servers", "100", "--beta", "0.5", "--simulate", "--horizon", "20", "--seed", "3", "--replications", "2")
+	runJSON(t, "run", "--servers", "16", "--lambda", "0.5", "--policy", "neighbour-jsq", "--topology", "regular", "--degree", "3",
+		"--graph-seed", "3", "--horizon", "10")
+	spec := writeSpec(t, `{"model": "admission", "seed": 5, "replications": 1, "base": {"servers": 20}, "axes": [{"beta": [0.5, 1]}]}`)
+	if code, _, stderr := cli(t, context.Background(), "sweep", spec, "--out", filepath.Join(t.TempDir(), "adm")); code != 0 {
+		t.Errorf("a sweep of admission without simulate: exit %d, %s", code, stderr)
+	}
 }
 
 // Every model subcommand, including those of models added later, refuses the

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
@@ -65,7 +67,18 @@ func newKeys() *param.Set {
 		param.Key{Name: keySimulate, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
 			Doc: "also simulate the optimal threshold policy (figure simulated_revenue with its 95% half-width)"},
 	)
-	s.Add(model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey())
+	// The simulation's keys are read only with simulate: given without it
+	// (other than at their defaults), they would enter the scenario and a
+	// sweep's point seeds while changing nothing.
+	for _, k := range []param.Key{model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey()} {
+		k.Unused = func(v *param.Values) string {
+			if v.Bool(keySimulate) {
+				return ""
+			}
+			return fmt.Sprintf("unused without simulate: the point is solved exactly and nothing is simulated; give simulate or drop %s", k.Name)
+		}
+		s.Add(k)
+	}
 	return s
 }
 
@@ -115,7 +128,84 @@ func validate(v *param.Values) error {
 	if v.Bool(keySimulate) && sys.Servers > MaxSimServers {
 		return fmt.Errorf("%s = %d: simulate takes at most %d servers", keyServers, sys.Servers, MaxSimServers)
 	}
-	return nil
+	_, err = solve(v)
+	return err
+}
+
+// solved is the exact part of the last point solved (one entry), so that a
+// point's validation, which solves it to find a revenue law without a finite
+// optimum or with non-finite figures, and its run solve it once.
+var (
+	solvedMu  sync.Mutex
+	solvedKey [4]string
+	solved    Result
+)
+
+// solve returns the exact part of a point's result (everything but the
+// simulation) from completed values whose keys passed their checks. Inputs
+// it cannot give finite figures for are errors naming the revenue law: no
+// finite optimal threshold within MaxThreshold, a revenue rate, limit or
+// bound that overflows (an error naming thresholds for the curve).
+func solve(v *param.Values) (Result, error) {
+	sys := System{Servers: v.Int(keyServers), Beta: v.Float(keyBeta)}
+	law := v.String(keyRevenue)
+	key := [4]string{strconv.Itoa(sys.Servers), strconv.FormatFloat(sys.Beta, 'g', -1, 64), law, v.String(keyThresholds)}
+	solvedMu.Lock()
+	res, ok := solved, solvedKey == key
+	solvedMu.Unlock()
+	if ok {
+		return res, nil
+	}
+	r, err := ParseRevenue(law)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s = %q: %v", keyRevenue, law, err)
+	}
+	opt, err := sys.OptimalThreshold(r)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s = %q: %v", keyRevenue, law, err)
+	}
+	lim, err := Limit{Beta: sys.Beta}.OptimalEta(r)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s = %q: the QED limit: %v", keyRevenue, law, err)
+	}
+	lower, upper, err := Limit{Beta: sys.Beta}.EtaBounds(r)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s = %q: the bounds on eta*: %v", keyRevenue, law, err)
+	}
+	res = Result{Servers: sys.Servers, Beta: sys.Beta, Lambda: sys.Lambda(), Revenue: fmt.Sprint(r),
+		OptimalThreshold: opt.Threshold, ThresholdScaled: float64(opt.Threshold) / math.Sqrt(float64(sys.Servers)),
+		OptimalRevenue: opt.Revenue, EtaLimit: lim.Eta, RevenueLimit: lim.Revenue,
+		EtaLower: lower, EtaUpper: model.JSONNumber(upper), etaUpper: upper}
+	for _, f := range []struct {
+		name string
+		x    float64
+	}{{"revenue", opt.Revenue}, {"eta_limit", lim.Eta}, {"revenue_limit", lim.Revenue}, {"eta_lower_bound", lower}} {
+		if math.IsNaN(f.x) || math.IsInf(f.x, 0) {
+			return Result{}, fmt.Errorf("%s = %q: the figure %s is %v, not a finite number (the revenue function overflows "+
+				"at these parameters); give smaller a and b", keyRevenue, law, f.name, f.x)
+		}
+	}
+	if v.Has(keyThresholds) {
+		spec := v.String(keyThresholds)
+		lo, hi, err := parseRange(spec)
+		if err != nil {
+			return Result{}, fmt.Errorf("%s = %q: %v", keyThresholds, spec, err)
+		}
+		if res.Curve, err = sys.RevenueCurve(r, lo, hi); err != nil {
+			return Result{}, fmt.Errorf("%s = %q: %v", keyThresholds, spec, err)
+		}
+		for i, x := range res.Curve {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return Result{}, fmt.Errorf("%s = %q: R_s(%d) is %v, not a finite number (revenue = %q overflows there)",
+					keyThresholds, spec, lo+i, x, law)
+			}
+		}
+		res.CurveFrom = &lo
+	}
+	solvedMu.Lock()
+	solvedKey, solved = key, res
+	solvedMu.Unlock()
+	return res, nil
 }
 
 // Result is the full result of one point of the admission model.
@@ -193,36 +283,16 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	if err := validate(v); err != nil {
 		return nil, err
 	}
+	solution, err := solve(v) // what validate solved
+	if err != nil {
+		return nil, err
+	}
+	res := &solution
+	res.Curve = slices.Clone(res.Curve) // the cache keeps its own
 	sys := System{Servers: v.Int(keyServers), Beta: v.Float(keyBeta)}
 	r, _ := ParseRevenue(v.String(keyRevenue))
-	opt, err := sys.OptimalThreshold(r)
-	if err != nil {
-		return nil, err
-	}
-	lim, err := Limit{Beta: sys.Beta}.OptimalEta(r)
-	if err != nil {
-		return nil, err
-	}
-	lower, upper, err := Limit{Beta: sys.Beta}.EtaBounds(r)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Servers: sys.Servers, Beta: sys.Beta, Lambda: sys.Lambda(), Revenue: fmt.Sprint(r),
-		OptimalThreshold: opt.Threshold, ThresholdScaled: float64(opt.Threshold) / math.Sqrt(float64(sys.Servers)),
-		OptimalRevenue: opt.Revenue, EtaLimit: lim.Eta, RevenueLimit: lim.Revenue,
-		EtaLower: lower, EtaUpper: model.JSONNumber(upper), etaUpper: upper}
-	if v.Has(keyThresholds) {
-		lo, hi, err := parseRange(v.String(keyThresholds))
-		if err != nil {
-			return nil, fmt.Errorf("%s = %q: %v", keyThresholds, v.String(keyThresholds), err)
-		}
-		if res.Curve, err = sys.RevenueCurve(r, lo, hi); err != nil {
-			return nil, err
-		}
-		res.CurveFrom = &lo
-	}
 	if v.Bool(keySimulate) {
-		sim, err := Simulate(ctx, SimOptions{System: sys, Revenue: r, Threshold: opt.Threshold,
+		sim, err := Simulate(ctx, SimOptions{System: sys, Revenue: r, Threshold: res.OptimalThreshold,
 			Horizon: v.Float(model.KeyHorizon), Warmup: v.Float(model.KeyWarmup),
 			Replications: v.Int(model.KeyReplications), Seed: v.Uint(model.KeySeed), Workers: workers, Progress: progress})
 		if err != nil {

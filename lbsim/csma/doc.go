@@ -27,7 +27,9 @@
 // = V/s(theta) (Jiang and Walrand's formulation of adaptive CSMA; as V → ∞
 // it tends to the proportionally fair point of the region). SolveUtility is
 // Newton's method on theta - V/s(theta), whose Jacobian I + V diag(1/s²) Cov
-// is nonsingular.
+// is nonsingular. Both stop only once theta is resolved (the next step below
+// ThetaTol), and an optimum beyond |theta_i| = MaxTheta is an error
+// (ErrBeyondMaxTheta), never a clipped value.
 //
 // # CSMA (indepsets.go, capacity.go, spectral.go, network.go)
 //

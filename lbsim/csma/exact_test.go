@@ -1,6 +1,7 @@
 package csma
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -180,6 +181,19 @@ func TestSolveTargets(t *testing.T) {
 	for i := range gamma {
 		if !near(act[i], gamma[i], 1e-10) {
 			t.Errorf("grid:3x3: s_%d = %v, want %v (%d Newton steps)", i, act[i], gamma[i], it)
+		}
+	}
+	// A target of 1e-13 has theta* = log(2e-13) on a path of 2 nodes (the
+	// residual alone stopped near -27.7, where s_1 is within 1e-12 of it);
+	// 1e-20 has it beyond MaxTheta, and so have targets 1e-14 inside the edge
+	// inequality: errors, not clipped or unconverged values.
+	p2 := mustEnumerate(t, "path:2")
+	if theta, _, err := SolveTargets(p2, []float64{0.5, 1e-13}, 1e-12); err != nil || !near(theta[1], math.Log(1e-13/(0.5-1e-13)), 1e-9) {
+		t.Errorf("path:2, targets 0.5, 1e-13: theta %v, %v; want theta_1 = %v", theta, err, math.Log(1e-13/(0.5-1e-13)))
+	}
+	for _, gamma := range [][]float64{{0.5, 1e-20}, {0.5 - 1e-14, 0.5 - 1e-14}} {
+		if theta, _, err := SolveTargets(p2, gamma, 1e-12); !errors.Is(err, ErrBeyondMaxTheta) {
+			t.Errorf("path:2, targets %v: theta %v, err %v; want ErrBeyondMaxTheta", gamma, theta, err)
 		}
 	}
 	// Outside the capacity region there is no finite optimum.

@@ -131,11 +131,29 @@ var ErrNoOptimum = errors.New("no finite optimum: the targets are not in the int
 // rate 1) theta is taken to diverge.
 const MaxTheta = 30.0
 
+// ErrBeyondMaxTheta says that Newton's method passed |theta_i| = MaxTheta
+// before converging: the optimum, if finite, has an activation rate
+// e^theta_i outside [e^-30, e^30], which the exact solutions do not report
+// (a clipped or unconverged theta would be a wrong "exact" value) and the
+// online algorithm treats as diverged. Targets near 0 or near the boundary
+// of the capacity region, or a large utility weight, put it there.
+var ErrBeyondMaxTheta = fmt.Errorf("the optimum lies beyond |theta_i| = %v (activation rates outside [e^-%v, e^%v])", MaxTheta, MaxTheta, MaxTheta)
+
+// ThetaTol is the resolution in theta of the exact solutions: Newton's
+// method stops when, besides the residual being below its tolerance, the
+// next Newton step moves no theta_i by more than ThetaTol. The residual
+// alone does not locate theta* where the activities barely depend on it: a
+// target of 1e-20 is met to 1e-12 by any theta_i below -28, and targets
+// 1e-15 inside an edge of the capacity region by any theta near 27.
+const ThetaTol = 1e-9
+
 // SolveTargets returns the parameters theta* whose mean statistics are the
 // targets gamma: the maximiser of the concave L(theta) = gamma·theta - log
 // Z(theta), whose gradient is gamma - mean(theta) and Hessian -Cov(theta).
 // It runs Newton's method with backtracking on L from theta = 0 until
-// max_i |gamma_i - mean_i| <= tol, and the number of Newton steps.
+// max_i |gamma_i - mean_i| <= tol and theta is resolved to ThetaTol, and
+// returns theta* and the number of Newton steps; an optimum beyond
+// MaxTheta is an error wrapping ErrBeyondMaxTheta.
 func SolveTargets(f Family, gamma []float64, tol float64) ([]float64, int, error) {
 	d := f.Dim()
 	if len(gamma) != d {
@@ -158,7 +176,8 @@ func SolveTargets(f Family, gamma []float64, tol float64) ([]float64, int, error
 // weight 1/V). Its gradient is Cov(theta) (V/s(theta) - theta), so theta*
 // solves theta = V/s(theta); Newton's method on that equation with
 // backtracking on its residual, from theta = 0, until max_i |theta_i -
-// V/s_i| <= tol.
+// V/s_i| <= tol and theta is resolved to ThetaTol (an optimum beyond
+// MaxTheta, as for V > MaxTheta, is an error wrapping ErrBeyondMaxTheta).
 func SolveUtility(f Family, v, tol float64) ([]float64, int, error) {
 	// The residual G(theta) = theta - V/s(theta) has Jacobian
 	// I + V diag(1/s^2) Cov, nonsingular (diag(1/s^2) Cov has a positive
@@ -194,7 +213,8 @@ func SolveUtility(f Family, v, tol float64) ([]float64, int, error) {
 }
 
 // newton maximises obj (or zeroes grad) by the steps hess^-1 grad with
-// backtracking on obj, from theta = 0.
+// backtracking on obj, from theta = 0, until the residual grad is at most
+// tol and the step at most ThetaTol in every coordinate.
 func newton(f Family, obj func([]float64, *Moments) float64, grad func([]float64, *Moments, []float64),
 	hess func([]float64, *Moments) mat.Matrix, tol float64) ([]float64, int, error) {
 	d := f.Dim()
@@ -212,12 +232,12 @@ func newton(f Family, obj func([]float64, *Moments) float64, grad func([]float64
 		for _, x := range g {
 			worst = math.Max(worst, math.Abs(x))
 		}
-		if worst <= tol {
-			return theta, it - 1, nil
-		}
 		var step mat.VecDense
 		if err := step.SolveVec(hess(theta, &m), mat.NewVecDense(d, g)); err != nil {
 			return nil, it, fmt.Errorf("%w (singular Newton system: %v)", ErrNoOptimum, err)
+		}
+		if worst <= tol && mat.Norm(&step, math.Inf(1)) <= ThetaTol {
+			return theta, it - 1, nil
 		}
 		a := 1.0
 		for ; a > 1e-12; a /= 2 {
@@ -237,9 +257,9 @@ func newton(f Family, obj func([]float64, *Moments) float64, grad func([]float64
 		}
 		copy(theta, trial)
 		m, mt = mt, m
-		for _, t := range theta {
+		for i, t := range theta {
 			if !(math.Abs(t) <= MaxTheta) {
-				return nil, it, fmt.Errorf("%w (|theta| passed %v)", ErrNoOptimum, MaxTheta)
+				return nil, it, fmt.Errorf("%w: theta[%d] = %.4g after %d Newton steps", ErrBeyondMaxTheta, i, t, it)
 			}
 		}
 	}

@@ -54,12 +54,20 @@ func newKeys() *param.Set {
 				return ""
 			}},
 		param.Key{Name: keyTargets, Kind: param.Floats, Arg: "LIST", DefaultDoc: "none",
-			Range: "one per node, in the interior of the capacity region",
+			Range: "one per node, in the interior of the capacity region; with every |theta*_i| <= 30 where the exact optimum is computed",
 			Doc:   "target activities gamma_i (fraction of time node i transmits); give targets or utility"},
 		param.Key{Name: keyUtility, Kind: param.String, Arg: "U", DefaultDoc: "none", Enum: []string{"log"},
 			Doc: "maximise utility_weight * sum_i log s_i + the entropy of the schedule instead of reaching targets"},
-		param.Key{Name: keyUtilityWeight, Kind: param.Float, Arg: "V", DefaultDoc: "1",
-			Doc: "weight V of the utility against the entropy (the optimum has theta_i = V/s_i)", Check: param.Positive("weight")},
+		param.Key{Name: keyUtilityWeight, Kind: param.Float, Arg: "V", DefaultDoc: "1", Range: fmt.Sprintf("in (0, %v)", MaxTheta),
+			Doc: "weight V of the utility against the entropy (the optimum has theta_i = V/s_i)",
+			// theta*_i = V/s_i > V (s_i < 1): a weight of MaxTheta or more puts
+			// the optimum beyond MaxTheta on every graph.
+			Check: func(x any, _ *param.Values) string {
+				if w := x.(float64); !(w > 0 && w < MaxTheta) {
+					return fmt.Sprintf("must be in (0, %v): the optimum has theta_i = V/s_i > V, and |theta_i| is at most %v", MaxTheta, MaxTheta)
+				}
+				return ""
+			}},
 		param.Key{Name: keyWindows, Kind: param.Int, Arg: "M", DefaultDoc: "1000", Default: param.Constant(1000),
 			Doc: "measurement windows (theta is updated after each)", Check: param.IntBetween(1, MaxWindows)},
 		param.Key{Name: keyWindowLength, Kind: param.Float, Arg: "T", DefaultDoc: "100", Default: param.Constant(100.0),
@@ -147,6 +155,18 @@ func build(v *param.Values) (*setup, error) {
 	}
 	if v.Has(keyUtilityWeight) && hasTargets {
 		return nil, fmt.Errorf("%s = %v: only utility takes a weight", keyUtilityWeight, v.Float(keyUtilityWeight))
+	}
+	// The exact optimum that Run reports as the reference on a graph small
+	// enough must be one it can state (within MaxTheta, resolved): checked
+	// here, so that such a point is invalid input, refused before it runs.
+	if sets := exactSets(g); sets != nil {
+		if _, err := obj.Optimum(sets); err != nil {
+			what, hint := fmt.Sprintf("%s = %s", keyTargets, param.Format(targets)), "move the targets away from 0 and from the boundary of the capacity region"
+			if !hasTargets {
+				what, hint = fmt.Sprintf("%s = %v", keyUtilityWeight, obj.(LogUtility).V), "lower utility_weight"
+			}
+			return nil, fmt.Errorf("%s: the exact optimum theta* (over the %d independent sets): %v; %s", what, len(sets.Sets), err, hint)
+		}
 	}
 	var theta0 []float64
 	if v.Has(keyTheta0) {

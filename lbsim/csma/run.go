@@ -199,20 +199,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.WindowEnds = append(res.WindowEnds, t)
 		}
 	}
-	if n <= MaxEnumNodes {
-		if sets, err := Enumerate(o.Graph, MaxExactSets); err == nil {
-			ex, err := exactReference(sets, o.Objective, res.Theta)
-			if err != nil {
-				return nil, err
-			}
-			res.Exact = ex
+	if sets := exactSets(o.Graph); sets != nil {
+		ex, err := exactReference(sets, o.Objective, res.Theta)
+		if err != nil {
+			return nil, err
 		}
+		res.Exact = ex
 	}
 	res.WallSeconds = time.Since(start).Seconds()
 	if o.Progress != nil {
 		o.Progress(1)
 	}
 	return res, nil
+}
+
+// exactSets returns the independent sets of g when Run computes the exact
+// reference on it (at most MaxEnumNodes nodes and MaxExactSets sets), else
+// nil.
+func exactSets(g *graph.Graph) *IndependentSets {
+	if g.N() > MaxEnumNodes {
+		return nil
+	}
+	sets, err := Enumerate(g, MaxExactSets)
+	if err != nil {
+		return nil
+	}
+	return sets
 }
 
 func exactReference(sets *IndependentSets, obj Objective, theta []float64) (*Exact, error) {

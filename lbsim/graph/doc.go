@@ -36,7 +36,8 @@
 //
 // Builder turns an edge list into a Graph (dedupe, sort, drop self-loops unless
 // KeepSelfLoops); ReadEdgeList and WriteEdgeList read and write the text form
-// "u v" per line with '#' comments. ToGonum, FromGonum and WriteDOT connect to
+// "u v" per line with '#' comments (ReadEdgeList refuses a self-loop, naming
+// its line). ToGonum, FromGonum and WriteDOT connect to
 // gonum (gonum.org/v1/gonum/graph), so its generators (graph/graphs/gen) and
 // algorithms can be used too.
 //

@@ -394,6 +394,13 @@ func TestEdgeListRoundTrip(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("err %v", err)
 	}
+	// A self-loop is refused, naming its line and vertex, not dropped.
+	for _, n := range []int{-1, 5} {
+		_, err = ReadEdgeList(strings.NewReader("0 1\n# c\n3 3\n1 2\n"), n)
+		if err == nil || err.Error() != "graph: edge list line 3: edge (3, 3): a self-loop at vertex 3; an edge needs two distinct vertices" {
+			t.Errorf("n = %d: self-loop: err %v", n, err)
+		}
+	}
 }
 
 func TestGonum(t *testing.T) {

@@ -17,8 +17,10 @@ import (
 // 0-based vertex ids separated by white space; '#' starts a comment (to the end
 // of the line) and blank lines are skipped. With n < 0 the number of vertices
 // is the largest id plus one (so trailing isolated vertices are lost: pass n
-// to keep them). Duplicate edges are merged and self-loops dropped, as in a
-// Builder. Errors name the line.
+// to keep them). Duplicate edges are merged; a self-loop ("v v") is an error
+// naming its line and vertex, since the graphs read from files (hearing,
+// neighbour and conflict graphs) are simple and a silently dropped line would
+// be a different graph than the one written. Errors name the line.
 func ReadEdgeList(r io.Reader, n int) (*Graph, error) { return readEdgeList(r, n, 0) }
 
 // ReadEdgeListUpTo is ReadEdgeList for a graph whose number of vertices is
@@ -42,6 +44,9 @@ func readEdgeList(r io.Reader, n, limit int) (*Graph, error) {
 			if err := b.check(int(u), int(v), func() string { return fmt.Sprintf("edge list line %d: edge", line) }); err != nil {
 				return err
 			}
+			if u == v {
+				return fmt.Errorf("graph: edge list line %d: edge (%d, %d): a self-loop at vertex %d; an edge needs two distinct vertices", line, u, v, u)
+			}
 			b.us = append(b.us, u)
 			b.vs = append(b.vs, v)
 			return nil
@@ -54,7 +59,8 @@ func readEdgeList(r io.Reader, n, limit int) (*Graph, error) {
 
 // WriteEdgeList writes g as an edge list: a comment line with the numbers of
 // vertices and edges, then each edge {u, v} once as "u v" with u <= v, in
-// increasing order.
+// increasing order (a self-loop kept by a Builder as "v v", which
+// ReadEdgeList refuses).
 func WriteEdgeList(w io.Writer, g *Graph) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# undirected graph: %d vertices, %d edges\n", g.N(), g.Edges())

@@ -85,20 +85,42 @@ func Keys() []param.Key {
 			Doc: "clique fraction of split: round(C*N) servers form a clique joined to all others", Check: positive("fraction")},
 		{Name: KeyClique, Kind: param.Int, Arg: "M", For: []string{}, Range: "in [1, N]",
 			Doc: "clique size of pendant; the other servers hang off it round-robin", Check: param.IntAtLeast(1)},
-		{Name: KeyGraph, Kind: param.String, Arg: "FILE", For: []string{},
+		{Name: KeyGraph, Kind: param.String, Arg: "FILE", For: []string{}, Check: param.FileName("an edge-list file"),
 			Doc: "edge-list file for the graph policies instead of topology: \"u v\" per line, 0-based ids below N, # comments"},
 		{Name: KeyGraphSeed, Kind: param.Uint, Arg: "S", For: []string{}, DefaultDoc: "seed",
 			Range: "an integer in [0, 2^64-1]", Doc: "seed of the random topologies er, er-implicit, regular and geometric",
 			Default: func(v *param.Values) (any, bool) {
-				// The topology is the topology key's, or the pairs key's
-				// of pair sampling (package pairs).
-				topology, _ := v.Get(KeyTopology).(string)
-				if p, ok := v.Get("pairs").(string); ok && topology == "" {
-					topology = p
+				_, random := seededGraph(v)
+				return v.Uint("seed"), random
+			},
+			Unused: func(v *param.Values) string {
+				if what, random := seededGraph(v); !random {
+					return "unused: " + what + "; only a random topology reads graph_seed"
 				}
-				return v.Uint("seed"), randomTopology[topology] && !v.Has(KeyGraph)
+				return ""
 			}},
 	}
+}
+
+// seededGraph reports whether the graph that the keys describe is drawn
+// from graph_seed: a random topology, named by the topology key or by the
+// pairs key of pair sampling (package pairs), and no edge-list file; if
+// not, what says why (`topology "torus" is not random`).
+func seededGraph(v *param.Values) (what string, random bool) {
+	topology, _ := v.Get(KeyTopology).(string)
+	key := KeyTopology
+	if p, ok := v.Get("pairs").(string); ok && topology == "" {
+		topology, key = p, "pairs"
+	}
+	switch {
+	case v.Has(KeyGraph):
+		return "a graph read from a file is not random", false
+	case topology == "":
+		return "no topology is given", false
+	case !randomTopology[topology]:
+		return fmt.Sprintf("%s %q is not random", key, topology), false
+	}
+	return "", true
 }
 
 // Spec is what the graph keys of a scenario say, for a graph on servers

@@ -189,13 +189,15 @@ func namesLocked() []string {
 }
 
 // Point completes a point's values (defaults, checks) with its seed and
-// replications set, ready for Run.
+// replications set, ready for Run. They are set as the sweep's, not the
+// user's (param.Values.SetImplied): a model that does not use them in some
+// setting (admission without simulate) does not refuse them.
 func (m *Model) Point(v *param.Values, seed uint64, replications int) (*param.Values, error) {
 	v = v.Clone()
-	if err := v.Set(KeySeed, seed); err != nil {
+	if err := v.SetImplied(KeySeed, seed); err != nil {
 		return nil, err
 	}
-	if err := v.Set(KeyReplications, replications); err != nil {
+	if err := v.SetImplied(KeyReplications, replications); err != nil {
 		return nil, err
 	}
 	if err := m.Keys.Complete(v); err != nil {

@@ -18,6 +18,12 @@
 // Set.Add, next to its code: that one declaration makes the key a flag, a
 // file key, a sweep axis and a line of the help.
 //
+// A key that only some settings of other keys read (admission's horizon
+// without simulate, graph_seed on a topology that is not random) says so
+// with Key.Unused; Set.Complete then rejects it when the user gave it
+// (Values.Given: not filled in from its default, not set by the layer that
+// runs the point with Values.SetImplied) at a value other than its default.
+//
 // Errors name the key first, in the form the command line prints:
 //
 //	d = 0: must be between 1 and servers (10)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -83,6 +84,15 @@ type Key struct {
 	// For lists the variants (values of the set's variant key) that use the
 	// key; nil means every variant.
 	For []string
+	// Unused, if not nil, returns why the key has no effect on the scenario
+	// as completed ("unused without simulate: ..."), or "" when it is used:
+	// for a key that only some settings of other keys read (a simulation's
+	// horizon in a model that can also solve exactly, the seed of a
+	// topology that may not be random). Complete refuses the key when the
+	// user gave it (Values.Given) with a value other than its default; a
+	// default, or the same value given again (a printed scenario fed back),
+	// changes nothing and passes.
+	Unused func(v *Values) string
 	// Tags mark keys for the commands: SimulationOnly keys are not read by
 	// exact solutions.
 	Tags []string
@@ -196,7 +206,8 @@ func (s *Set) Names() []string {
 
 // Complete applies the defaults of the absent keys, in declaration order,
 // and validates every present key: required keys, keys the chosen variant
-// does not use, enums and Check. The error names the first bad key.
+// does not use, enums and Check, then keys the user gave that the completed
+// scenario does not use (Key.Unused). The error names the first bad key.
 func (s *Set) Complete(v *Values) error {
 	if v.set != s {
 		return fmt.Errorf("param: values of %s completed by %s", v.set.Name, s.Name)
@@ -218,7 +229,7 @@ func (s *Set) Complete(v *Values) error {
 		}
 		if !v.Has(k.Name) && k.Default != nil {
 			if x, ok := k.Default(v); ok {
-				if err := v.Set(k.Name, x); err != nil {
+				if err := v.SetImplied(k.Name, x); err != nil {
 					panic(fmt.Sprintf("param: default of %s: %v", k.Name, err))
 				}
 			}
@@ -245,7 +256,29 @@ func (s *Set) Complete(v *Values) error {
 			}
 		}
 	}
+	for _, k := range keys {
+		if k.Unused == nil || !v.Given(k.Name) {
+			continue
+		}
+		if msg := k.Unused(v); msg != "" && !isDefault(k, v) {
+			return fmt.Errorf("%s: %s", v.describe(k), msg)
+		}
+	}
 	return nil
+}
+
+// isDefault reports whether the key's value in completed values is the one
+// its default gives there.
+func isDefault(k *Key, v *Values) bool {
+	if k.Default == nil {
+		return false
+	}
+	x, ok := k.Default(v)
+	if !ok {
+		return false
+	}
+	y, err := convert(k.Kind, x)
+	return err == nil && reflect.DeepEqual(y, v.m[k.Name])
 }
 
 func parenthesised(s string) string {
@@ -292,6 +325,19 @@ func NonNegative(what string) func(any, *Values) string {
 	return func(x any, _ *Values) string {
 		if f := x.(float64); math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 			return "must be a finite " + what + " >= 0"
+		}
+		return ""
+	}
+}
+
+// FileName allows the name of a file holding what ("an edge-list file"):
+// any string but the empty one, which names no file. Given as a key's value,
+// "" would otherwise pass validation and fail when the run opens it, or read
+// as the key being absent (a design-or-file choice taking the design).
+func FileName(what string) func(any, *Values) string {
+	return func(x any, _ *Values) string {
+		if x.(string) == "" {
+			return "must name " + what
 		}
 		return ""
 	}

@@ -80,6 +80,53 @@ func TestCompleteDefaultsAndVariants(t *testing.T) {
 	}
 }
 
+// A key that the completed scenario does not use (Key.Unused) is refused
+// when the user gave it, and only then: not at its default (filled in, or
+// given again as in a printed scenario fed back), not when set by the layer
+// running the point (SetImplied).
+func TestUnusedKeys(t *testing.T) {
+	s := NewSet("test", "")
+	unless := func(v *Values) string {
+		if !v.Bool("simulate") {
+			return "unused without simulate"
+		}
+		return ""
+	}
+	s.Add(
+		Key{Name: "simulate", Kind: Bool, Doc: "simulate", Default: Constant(false)},
+		Key{Name: "horizon", Kind: Float, Doc: "horizon", Default: Constant(10.0), Unused: unless},
+		Key{Name: "warmup", Kind: Float, Doc: "warmup", Unused: unless,
+			Default: func(v *Values) (any, bool) { return v.Float("horizon") / 10, true }},
+		Key{Name: "seed", Kind: Uint, Doc: "seed", Default: Constant(uint64(0)), Unused: unless},
+	)
+	for in, want := range map[string]string{
+		`{}`: "",
+		`{"horizon": 10, "warmup": 1, "seed": 0}`:     "", // the defaults, given again
+		`{"simulate": true, "horizon": 5, "seed": 3}`: "",
+		`{"horizon": 5}`:               "horizon = 5: unused without simulate",
+		`{"seed": 3}`:                  "seed = 3: unused without simulate",
+		`{"horizon": 10, "warmup": 2}`: "warmup = 2: unused without simulate",
+	} {
+		_, err := complete(t, s, in)
+		if (want == "") != (err == nil) || err != nil && err.Error() != want {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+	v := s.New()
+	if err := v.SetImplied("seed", uint64(7)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Complete(v); err != nil || v.Given("seed") || v.Given("horizon") || !v.Has("horizon") {
+		t.Errorf("a seed set by SetImplied: %v; Given(seed) = %v, Given(horizon) = %v", err, v.Given("seed"), v.Given("horizon"))
+	}
+	if c := v.Clone(); c.Given("seed") {
+		t.Error("Clone lost what was implied")
+	}
+	if err := v.Set("seed", uint64(7)); err != nil || !v.Given("seed") || s.Complete(v) == nil {
+		t.Errorf("seed set again by Set: given %v, Complete accepted it", v.Given("seed"))
+	}
+}
+
 func TestFlagsOverrideAndHelp(t *testing.T) {
 	s := testSet()
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)

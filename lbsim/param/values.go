@@ -20,10 +20,13 @@ import (
 type Values struct {
 	set *Set
 	m   map[string]any
+	// implied marks the present keys whose value the user did not give: set
+	// by a default (Complete) or by SetImplied. Given reads it.
+	implied map[string]bool
 }
 
 // New returns empty values of the set.
-func (s *Set) New() *Values { return &Values{set: s, m: map[string]any{}} }
+func (s *Set) New() *Values { return &Values{set: s, m: map[string]any{}, implied: map[string]bool{}} }
 
 // Decl returns the set of keys the values belong to.
 func (v *Values) Decl() *Set { return v.set }
@@ -40,14 +43,20 @@ func (v *Values) Clone() *Values {
 		}
 		c.m[k] = x
 	}
+	maps.Copy(c.implied, v.implied)
 	return c
 }
 
 // Has reports whether the key is present.
 func (v *Values) Has(name string) bool { _, ok := v.m[name]; return ok }
 
+// Given reports whether the key is present with a value the user gave (a
+// file, a flag, a sweep's base or axes, Set), not one that Complete filled
+// in from its default or that the layer running the point set (SetImplied).
+func (v *Values) Given(name string) bool { return v.Has(name) && !v.implied[name] }
+
 // Delete makes the key absent.
-func (v *Values) Delete(name string) { delete(v.m, name) }
+func (v *Values) Delete(name string) { delete(v.m, name); delete(v.implied, name) }
 
 // Present returns the names of the present keys in declaration order.
 func (v *Values) Present() []string {
@@ -60,10 +69,26 @@ func (v *Values) Present() []string {
 	return names
 }
 
+// SetImplied is Set for a value the user did not give: the seed and
+// replications that a sweep sets on each of its points. Like a default, it
+// does not count as given (Given), so a key that the scenario does not use
+// (Key.Unused) is not refused for it.
+func (v *Values) SetImplied(name string, x any) error {
+	if err := v.Set(name, x); err != nil {
+		return err
+	}
+	if v.Has(name) {
+		v.implied[name] = true
+	}
+	return nil
+}
+
 // Set sets a key to x, which must have the Go type of the key's kind
 // (integral float64 values are accepted for Int and Uint keys, and int for
-// Float keys). An empty list makes the key absent.
+// Float keys): a value the user gives (Given). An empty list makes the key
+// absent.
 func (v *Values) Set(name string, x any) error {
+	delete(v.implied, name)
 	k := v.set.Key(name)
 	if k == nil {
 		return fmt.Errorf("unknown key %q", name)

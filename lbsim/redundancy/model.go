@@ -2,12 +2,14 @@ package redundancy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/model"
@@ -86,20 +88,54 @@ func newKeys() *param.Set {
 	return s
 }
 
+// The pair distribution of the last point built from a topology (which the
+// keys determine, unlike a file that may change), so that a point's
+// validation and its run generate it (and compute its load ratio) once.
+var (
+	distMu    sync.Mutex
+	distKey   string
+	distCache *pairs.Dist
+)
+
 // distFromValues builds the pair distribution and the rates of completed
-// values.
+// values (a random topology generated, a file read, every server checked
+// to be in a pair), reusing the last one generated from the same keys.
 func distFromValues(v *param.Values) (*pairs.Dist, []float64, error) {
 	n, d := v.Int(keyServers), v.Int(keyD)
-	dist, err := pairs.FromValues(v, n, d)
+	if !slices.Contains(graph.Topologies, v.String(pairs.KeyPairs)) {
+		dist, err := pairs.FromValues(v, n, d)
+		return dist, v.Floats(keyRates), err
+	}
+	key := map[string]any{keyServers: n, keyD: d}
+	for _, k := range pairs.KeyNames {
+		key[k] = v.Get(k)
+	}
+	kb, err := json.Marshal(key)
 	if err != nil {
 		return nil, nil, err
+	}
+	distMu.Lock()
+	dist := distCache
+	if distKey != string(kb) {
+		dist = nil
+	}
+	distMu.Unlock()
+	if dist == nil {
+		if dist, err = pairs.FromValues(v, n, d); err != nil {
+			return nil, nil, err
+		}
+		distMu.Lock()
+		distKey, distCache = string(kb), dist
+		distMu.Unlock()
 	}
 	return dist, v.Floats(keyRates), nil
 }
 
-// validate checks what depends on several keys, without building a
-// topology: the pairs keys, the size of an exact solution and stability
-// for uniform sets (explicit pairs are checked when built).
+// validate checks what depends on several keys: the pairs keys, the size of
+// an exact solution, and the pair distribution itself, built as the run
+// builds it (a random topology that leaves a server in no pair, explicit
+// pairs that make the system unstable, are invalid input, found before
+// anything runs), with its stability.
 func validate(v *param.Values) error {
 	n, d := v.Int(keyServers), v.Int(keyD)
 	if err := pairs.Check(v, n, d); err != nil {
@@ -108,16 +144,14 @@ func validate(v *param.Values) error {
 	if v.Bool(keyExact) && n > MaxExactServers {
 		return fmt.Errorf("%s = %d: exact takes at most %d servers", keyServers, n, MaxExactServers)
 	}
-	if v.String(pairs.KeyPairs) == "uniform" {
-		dist, err := pairs.Uniform(n, d)
-		if err != nil {
-			return err
-		}
-		if ratio, worst, err := LoadRatio(dist, v.Float(keyLambda), v.Floats(keyRates)); err != nil {
-			return err
-		} else if !(ratio < 1-stableMargin) {
-			return stabilityError(v.Float(keyLambda), ratio, worst, n)
-		}
+	dist, rates, err := distFromValues(v)
+	if err != nil {
+		return err
+	}
+	if ratio, worst, err := LoadRatio(dist, v.Float(keyLambda), rates); err != nil {
+		return err
+	} else if !(ratio < 1-stableMargin) {
+		return stabilityError(v.Float(keyLambda), ratio, worst, n)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/pairs"
 )
@@ -60,6 +61,10 @@ func head(xs []int, k int) []int {
 // parametric minimum cuts (Goldberg 1984): max over A of
 // Lambda*p(E(A)) - t*mu(A) is a maximum-weight closure of the bipartite
 // pair-server graph.
+//
+// The answer for explicit pairs is remembered (one entry: the same
+// distribution, lambda and rates), so that validating a model point and
+// running it solve the cut problem once: it takes seconds for 10^6 servers.
 func LoadRatio(dist *pairs.Dist, lambda float64, rates []float64) (ratio float64, worst []int, err error) {
 	rates, err = checkInput(dist, lambda, rates)
 	if err != nil {
@@ -70,13 +75,36 @@ func LoadRatio(dist *pairs.Dist, lambda float64, rates []float64) (ratio float64
 		r, w := uniformRatio(dist.N(), dist.D(), total, rates)
 		return r, w, nil
 	}
+	ratioMu.Lock()
+	last := lastRatio
+	ratioMu.Unlock()
+	if last.dist == dist && last.lambda == lambda && slices.Equal(last.rates, rates) {
+		return last.ratio, slices.Clone(last.worst), nil
+	}
 	sets, err := dist.Sets()
 	if err != nil {
 		return 0, nil, err
 	}
 	r, w := pairRatio(dist.N(), sets, total, rates)
+	ratioMu.Lock()
+	lastRatio = ratioMemo{dist, lambda, slices.Clone(rates), r, slices.Clone(w)}
+	ratioMu.Unlock()
 	return r, w, nil
 }
+
+// ratioMemo is the last LoadRatio of explicit pairs.
+type ratioMemo struct {
+	dist   *pairs.Dist
+	lambda float64
+	rates  []float64
+	ratio  float64
+	worst  []int
+}
+
+var (
+	ratioMu   sync.Mutex
+	lastRatio ratioMemo
+)
 
 // uniformRatio is LoadRatio for uniform d-sets: over k = d..n, the k
 // slowest servers, with P(S subset of A) = C(k, d)/C(n, d).

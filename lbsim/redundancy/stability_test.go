@@ -56,6 +56,36 @@ func TestLoadRatioAgainstEnumeration(t *testing.T) {
 	}
 }
 
+// LoadRatio remembers its last answer for explicit pairs: asked again with
+// the same distribution it answers the same, and with another lambda, other
+// rates (also the same slice changed in place) or another distribution it
+// computes anew.
+func TestLoadRatioRemembered(t *testing.T) {
+	dist := mustList(t, 4, "0 1 1\n1 2 1\n2 3 1\n3 0 1\n0 2 30\n")
+	rates := []float64{1, 1, 1, 1}
+	for _, c := range []struct {
+		dist   *pairs.Dist
+		lambda float64
+		rates  []float64
+	}{
+		{dist, 0.5, rates}, {dist, 0.5, rates}, {dist, 0.25, rates}, {dist, 0.25, []float64{1, 2, 1, 1}},
+		{mustRing(t, 4), 0.25, rates}, {dist, 0.25, nil},
+	} {
+		got, _, err := LoadRatio(c.dist, c.lambda, c.rates)
+		r := c.rates
+		if r == nil {
+			r = rates
+		}
+		if want := enumRatio(t, c.dist, c.lambda, r); err != nil || math.Abs(got-want) > 1e-12*want {
+			t.Errorf("lambda %v, rates %v: LoadRatio %v, %v; enumeration %v", c.lambda, c.rates, got, err, want)
+		}
+	}
+	rates[2] = 3 // in place
+	if got, _, _ := LoadRatio(dist, 0.25, rates); math.Abs(got-enumRatio(t, dist, 0.25, rates)) > 1e-12*got {
+		t.Errorf("rates changed in place: LoadRatio %v, enumeration %v", got, enumRatio(t, dist, 0.25, rates))
+	}
+}
+
 func enumRatio(t *testing.T, dist *pairs.Dist, lambda float64, rates []float64) float64 {
 	sets, err := dist.Sets()
 	if err != nil {

@@ -84,7 +84,9 @@ func newKeys() *param.Set {
 	}
 	s.Add(param.Key{Name: keyConnected, Kind: param.Bool, DefaultDoc: "false", Default: param.Constant(false),
 		Doc: "require a connected hearing graph (a disconnected one is invalid input)"})
-	s.Add(model.HorizonKey(DefaultHorizon), model.WarmupKey(), model.ReplicationsKey(), model.SeedKey())
+	warmup := model.WarmupKey()
+	warmup.Range = "0 <= warmup <= horizon - tau: at least one interval measured; 0 for none"
+	s.Add(model.HorizonKey(DefaultHorizon), warmup, model.ReplicationsKey(), model.SeedKey())
 	return s
 }
 
@@ -212,13 +214,17 @@ func (h hearing) build() (*graph.Graph, error) {
 // MaxDoublings bounds the doublings from imin to tau: imin >= tau·2^-MaxDoublings.
 const MaxDoublings = 40
 
-// validate checks what depends on several keys: imin below tau, the hearing
+// validate checks what depends on several keys: imin below tau, a
+// measurement window of at least one interval (checkWindow), the hearing
 // graph (its file read in full, its connectivity when asked).
 func validate(v *param.Values) error {
 	// At most 40 doublings from imin to tau: a shorter first interval is
 	// below the resolution of the simulated clock (it would not advance).
 	if v.Has(keyImin) && !(v.Float(keyImin) <= v.Float(keyTau) && v.Float(keyImin) >= math.Ldexp(v.Float(keyTau), -MaxDoublings)) {
 		return fmt.Errorf("%s = %v: must be in [tau·2^-%d, tau] = [%.3g, %v]", keyImin, v.Float(keyImin), MaxDoublings, math.Ldexp(v.Float(keyTau), -MaxDoublings), v.Float(keyTau))
+	}
+	if err := checkWindow(v.Float(model.KeyHorizon), v.Float(model.KeyWarmup), v.Float(keyTau)); err != nil {
+		return err
 	}
 	h := hearingFromValues(v)
 	if err := h.check(v); err != nil {

@@ -100,6 +100,8 @@ func (c *Config) Check() error {
 		return fmt.Errorf("horizon = %v: must be a finite time > 0", c.Horizon)
 	case !(c.Warmup >= 0 && c.Warmup < c.Horizon):
 		return fmt.Errorf("warmup = %v: must be in [0, horizon = %v)", c.Warmup, c.Horizon)
+	case checkWindow(c.Horizon, c.Warmup, c.tau()) != nil:
+		return checkWindow(c.Horizon, c.Warmup, c.tau())
 	case c.Replications < 0:
 		return fmt.Errorf("replications = %d: must be >= 1", c.Replications)
 	case c.Workers < 0:
@@ -113,6 +115,20 @@ func (c *Config) Check() error {
 		if !(p >= 0 && p <= 1) {
 			return fmt.Errorf("quantile %v: must be in [0, 1]", p)
 		}
+	}
+	return nil
+}
+
+// checkWindow requires the measurement window [warmup, horizon) to hold at
+// least one interval tau: messages are counted per interval
+// (MessagesPerInterval = Messages*tau/(horizon-warmup)), and a shorter
+// window would extrapolate that count from a fraction of one interval. The
+// comparison allows a relative rounding error of 1e-12, so that horizon =
+// warmup + tau written in decimal passes.
+func checkWindow(horizon, warmup, tau float64) error {
+	if w := horizon - warmup; w < tau*(1-1e-12) {
+		return fmt.Errorf("horizon = %v (warmup = %.6g): the measurement window horizon - warmup = %.6g is shorter than one interval (tau = %v); "+
+			"must be horizon - warmup >= tau, messages being counted per interval", horizon, warmup, w, tau)
 	}
 	return nil
 }

@@ -285,10 +285,16 @@ func TestCheck(t *testing.T) {
 		{Nodes: 0, K: 1, Horizon: 1}, {Nodes: 2, K: 0, Horizon: 1}, {Nodes: 2, K: 1, Eta: 1, Horizon: 1},
 		{Nodes: 2, K: 1, Eta: -0.1, Horizon: 1}, {Nodes: 2, K: 1, Horizon: 0}, {Nodes: 2, K: 1, Horizon: 1, Warmup: 1},
 		{Nodes: 2, K: 1, Horizon: 1, Imin: 2},
+		// A measurement window shorter than one interval.
+		{Nodes: 2, K: 1, Horizon: 0.5}, {Nodes: 2, K: 1, Horizon: 3, Warmup: 2.5}, {Nodes: 2, K: 1, Tau: 2, Horizon: 1.9},
 	} {
 		if _, err := Simulate(context.Background(), c); err == nil {
 			t.Errorf("%+v: accepted", c)
 		}
+	}
+	// A window of exactly one interval, written in decimal (1.2 - 0.2 rounds below 1).
+	if _, err := Simulate(context.Background(), Config{Nodes: 2, K: 1, Horizon: 1.2, Warmup: 0.2}); err != nil {
+		t.Errorf("a window of one interval: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
