@@ -10,15 +10,27 @@
 //
 // # Model
 //
-// N servers serve packets one at a time, FIFO, with service times of mean 1:
-// exponential by default, or any law of lbsim/service (a packet's delay is
-// its sojourn: wait plus service). Flows arrive
+// N servers serve packets one at a time, FIFO, with service requirements
+// of mean 1: exponential by default, or any law of lbsim/service (a
+// packet's delay is its sojourn: wait plus service). Server i serves at rate
+// mu_i (rates; 1 by default): a requirement S takes S/mu_i. As in the
+// dispatch simulator the rates are absolute, not normalised. A load with
+// lambda*N at or above their sum is refused (unstable under every policy),
+// and under static hashing, which sends every server packets at rate lambda,
+// so is lambda at or above any rate (the message names the server). No
+// other condition is checked, as in the dispatch simulator: queue-length
+// rules that sample few queues can be unstable below the sum when the rates
+// are far apart (jsqd with d = 1 routes every packet uniformly, so it is
+// unstable once lambda reaches any rate, and is not refused). The dispatchers still compare queue
+// lengths (packets), not lengths over rates, as the dispatch simulator's
+// policies do. Flows arrive
 // in a Poisson stream of rate lambda*N/m; a flow is a sequence of K packets,
 // the first at the flow's arrival and each next one after an exponential
 // gap of rate r (packet_rate). K is geometric with mean m (each packet is
 // the last with probability 1/m; the default), exactly m (flow_size
 // fixed), or any discrete law (flow_size pmf:K=W,..., ParseSizeLaw; m is
-// its mean). So packets arrive at rate lambda*N, lambda < 1, and the flows in
+// its mean). So packets arrive at rate lambda*N (lambda < 1 with unit
+// rates), and the flows in
 // progress (sent a packet, more to come) number lambda*N*(m-1)/(m*r) on
 // average. m = 1 is the ordinary supermarket model.
 //
@@ -77,6 +89,11 @@
 // exponential time of rate lambda*N/m + r*(flows in progress) + (busy
 // servers) and is a new flow, a packet of a uniformly chosen flow in
 // progress, or the departure of a uniformly chosen busy server's packet.
+// With unequal rates each busy server's departures run at the largest rate
+// mu_max and one drawn at server j completes its packet with probability
+// mu_j/mu_max, else changes nothing (thinning: server j then completes at
+// rate mu_j exactly; with equal rates no draw is made, so rates all 1 give
+// the same draws and bytes as no rates).
 // Per server the engine keeps the queue length and a ring of its packets'
 // arrival times; flows in progress sit in a dense array (16 bytes each,
 // removed by swapping with the last), so memory follows the packets and

@@ -2,9 +2,12 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim/internal/levels"
 	"github.com/lbsim/notebooks/lbsim/internal/prefetch"
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/service"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -55,8 +59,16 @@ const MaxServers = 10_000_000
 
 // Options describe a simulation of flows of packets.
 type Options struct {
-	// Servers is N; each serves packets at rate 1 (exponential), FIFO.
+	// Servers is N; each serves packets FIFO, at rate 1 unless Rates.
 	Servers int
+	// Rates are the per-server service rates mu_i (nil: all 1), absolute as
+	// in the dispatch simulator (lbsim.Scenario.Rates), not normalised:
+	// server i serves a packet of requirement S (of mean 1: exponential, or
+	// drawn from Service) in S/mu_i. Check refuses Lambda*Servers at or above
+	// their sum, and under static hashing Lambda at or above any of them
+	// (every server receives packets at rate Lambda). The dispatch rules
+	// still compare queue lengths, not lengths over rates.
+	Rates []float64
 	// Lambda is the packet arrival rate per server: packets arrive at rate
 	// Lambda*N, so flows arrive at rate Lambda*N/PacketsPerFlow.
 	Lambda float64
@@ -121,14 +133,20 @@ type engine struct {
 	// progress at the start, size-biased by K-1 (biased).
 	sizeVals      []int32
 	sizes, biased *alias.Table
-	policy        Policy
-	d             int
-	all           bool // sticky and bins move to the shortest of all
-	thr           int32
-	remap         float64 // total rate of the bins' periodic remap clocks
-	warmup        float64
-	horizon       float64
-	t             float64
+	// Service rates: rates (nil: all 1), their largest muMax (1 without
+	// rates); thin when they differ, so that the Markov engine's departures
+	// at rate muMax per busy server are thinned to rates[j] (see serves).
+	rates   []float64
+	muMax   float64
+	thin    bool
+	policy  Policy
+	d       int
+	all     bool // sticky and bins move to the shortest of all
+	thr     int32
+	remap   float64 // total rate of the bins' periodic remap clocks
+	warmup  float64
+	horizon float64
+	t       float64
 
 	q     []int32     // queue lengths (packets, including the one in service)
 	rings [][]float64 // per server, arrival times of its packets (FIFO ring)
@@ -172,6 +190,11 @@ func newEngine(o *Options, src *rand.PCG) *engine {
 		pEnd: 1 / o.PacketsPerFlow, policy: p.Policy, d: p.D, thr: int32(p.Threshold), warmup: o.Warmup,
 		horizon: o.Horizon, q: make([]int32, n), rings: make([][]float64, n), heads: make([]uint32, n),
 		busy: make([]int32, 0, n), bpos: make([]int32, n)}
+	e.rates, e.muMax = o.Rates, 1
+	if o.Rates != nil {
+		e.muMax = slices.Max(o.Rates)
+		e.thin = slices.Min(o.Rates) != e.muMax
+	}
 	if o.Size == Fixed {
 		e.fixedK = int32(math.Round(o.PacketsPerFlow))
 	}
@@ -427,7 +450,7 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		}
 		nf := len(e.flows)
 		arr := e.lf + e.r*float64(nf)
-		rate := arr + e.remap + float64(len(e.busy)) // e.remap = 0: the same sum, the same draws
+		rate := arr + e.remap + e.busyRate() // e.remap = 0: the same sum, the same draws
 		tn := e.t + fastrand.ExpFloat64(e.src)/rate
 		if tn > end {
 			tn = end // memoryless: stop the clock at end; the next phase redraws
@@ -448,9 +471,29 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		case u < arr+e.remap:
 			e.periodicRemap()
 		default:
-			e.depart(e.departing())
+			if j := e.departing(); e.serves(j) {
+				e.depart(j)
+			}
 		}
 	}
+}
+
+// busyRate is the rate of the Markov engine's departure events: one per
+// busy server, at rate muMax each (the number of busy servers without
+// rates).
+func (e *engine) busyRate() float64 {
+	if e.rates == nil {
+		return float64(len(e.busy))
+	}
+	return e.muMax * float64(len(e.busy))
+}
+
+// serves reports whether a departure event at the busy server j, drawn
+// uniformly among the busy, completes its packet: always with equal rates,
+// else with probability rates[j]/muMax (thinning: server j then completes
+// at rate rates[j] exactly; a refused event changes nothing but the clock).
+func (e *engine) serves(j int32) bool {
+	return !e.thin || fastrand.Float64(e.src)*e.muMax < e.rates[j]
 }
 
 // poll is the engines' check every 2^16 events: cancellation, the bound on
@@ -523,8 +566,10 @@ func (e *engine) drain(ctx context.Context) error {
 				return err
 			}
 		}
-		e.t += fastrand.ExpFloat64(e.src) / float64(len(e.busy))
-		e.depart(e.busy[e.uniform(len(e.busy))])
+		e.t += fastrand.ExpFloat64(e.src) / e.busyRate()
+		if j := e.busy[e.uniform(len(e.busy))]; e.serves(j) {
+			e.depart(j)
+		}
 	}
 	return nil
 }
@@ -600,8 +645,8 @@ func (o *Options) Check() error {
 	if o.Servers < 1 || o.Servers > MaxServers {
 		return fmt.Errorf("servers = %d: must be between 1 and %d", o.Servers, MaxServers)
 	}
-	if !(o.Lambda > 0 && o.Lambda < 1) {
-		return fmt.Errorf("lambda = %v: must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)", o.Lambda)
+	if err := o.checkLoad(); err != nil {
+		return err
 	}
 	m := o.PacketsPerFlow
 	if !(m >= 1) || math.IsInf(m, 0) {
@@ -662,6 +707,42 @@ func (o *Options) Check() error {
 		if !(x > 0 && x < 1) {
 			return fmt.Errorf("quantiles: %v: each must be in (0, 1)", x)
 		}
+	}
+	return nil
+}
+
+// checkLoad checks the rates and refuses a load the servers cannot carry:
+// without rates lambda must be in (0, 1); with them Lambda*Servers must be
+// below their sum (the system is unstable at or above it), and under static
+// hashing, where every server receives packets at rate Lambda, below every
+// rate (the error names the slowest server).
+func (o *Options) checkLoad() error {
+	if o.Rates == nil {
+		if !(o.Lambda > 0 && o.Lambda < 1) {
+			return fmt.Errorf("lambda = %v: must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)", o.Lambda)
+		}
+		return nil
+	}
+	if msg := model.CheckRates(o.Rates, o.Servers); msg != "" {
+		if !strings.HasPrefix(msg, model.KeyRates+"[") {
+			msg = model.KeyRates + ": " + msg
+		}
+		return errors.New(msg)
+	}
+	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 0) {
+		return fmt.Errorf("lambda = %v: must be a finite rate > 0", o.Lambda)
+	}
+	total := 0.0
+	for _, mu := range o.Rates {
+		total += mu
+	}
+	if n := float64(o.Servers); !(o.Lambda*n < total) {
+		return fmt.Errorf("lambda = %v: unstable: packets arrive at lambda*N = %g, at least the total service rate %g (the sum of rates); lambda must be below %g",
+			o.Lambda, o.Lambda*n, total, total/n)
+	}
+	if j := slices.Index(o.Rates, slices.Min(o.Rates)); o.Policy.Policy == Static && !(o.Lambda < o.Rates[j]) {
+		return fmt.Errorf("lambda = %v: unstable under static hashing: every server receives packets at rate lambda, and server %d serves at rates[%d] = %v <= lambda; lambda must be below the smallest rate, %v",
+			o.Lambda, j, j, o.Rates[j], o.Rates[j])
 	}
 	return nil
 }
