@@ -121,6 +121,13 @@
 // FIFO it waits k+1 exponential services when it finds k packets. As r
 // grows the flows become batches (the M^X/M/1 queue with geometric batches:
 // P(Q >= n) = lambda (1 - (1-lambda)/m)^(n-1), mean delay m/(1-lambda)).
+// With per-server rates the servers stay independent under static hashing,
+// each receiving packets at rate lambda, and server i is the same chain with
+// its clock run mu_i times faster: StaticExactRates solves it at load
+// lambda/mu_i and packet rate r/mu_i, divides its delays by mu_i and mixes
+// the servers' delay laws with equal weights (a packet goes to each server
+// with probability 1/N); with one packet per flow that is the mixture of
+// M/M/1 delays, exponential of rate mu_i - lambda.
 // The tests also solve the chain of two servers with flows for per-packet
 // JSQ and sticky, state (Q1, Q2, flows by last server and violated or
 // not), against which the simulation's delay, moved and violated fractions
