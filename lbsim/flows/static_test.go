@@ -78,8 +78,9 @@ func TestStaticExactBatchLimit(t *testing.T) {
 // One packet per flow under per-server speeds: server i is M/M/1 with
 // arrival rate lambda and service rate mu_i, so a packet's delay is the
 // equal-weight mixture of exponentials of rates mu_i - lambda,
-// E[D] = mean of 1/(mu_i - lambda), q_i = mean of (lambda/mu_i)^i (to 1e-9;
-// the quantiles to a relative 1e-9 of the closed-form CCDF at them).
+// E[D] = mean of 1/(mu_i - lambda), q_i = mean of (lambda/mu_i)^i
+// (ratesMM1; to 1e-9, and E[Q] = lambda E[D]; the quantiles to a relative
+// 1e-9 of the closed-form CCDF at them).
 func TestStaticExactRatesMM1(t *testing.T) {
 	for _, c := range []struct {
 		lambda float64
@@ -93,39 +94,24 @@ func TestStaticExactRatesMM1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := float64(len(c.rates))
-		ccdf := func(x float64) float64 {
-			sum := 0.0
-			for _, mu := range c.rates {
-				sum += math.Exp(-(mu-c.lambda)*x) / n
-			}
-			return sum
-		}
-		var meanD, meanQ float64
-		for _, mu := range c.rates {
-			meanD += 1 / (mu - c.lambda) / n
-			meanQ += c.lambda / (mu - c.lambda) / n
-		}
+		cf := ratesMM1{c.lambda, c.rates}
+		meanD, meanQ := cf.meanDelay(), c.lambda*cf.meanDelay()
 		if !closeTo(s.MeanDelay, meanD, 1e-9*meanD) || !closeTo(s.MeanQueue, meanQ, 1e-9*meanQ) {
 			t.Errorf("%+v: E[D] %v E[Q] %v, want %v and %v", c, s.MeanDelay, s.MeanQueue, meanD, meanQ)
 		}
 		for i, q := range s.Occupancy[:10] {
-			want := 0.0
-			for _, mu := range c.rates {
-				want += math.Pow(c.lambda/mu, float64(i+1)) / n
-			}
-			if !closeTo(q, want, 1e-9) {
+			if want := cf.occupancy(i + 1); !closeTo(q, want, 1e-9) {
 				t.Errorf("%+v: q_%d = %v, want %v", c, i+1, q, want)
 			}
 		}
 		for _, x := range []float64{0.5, 3, 20} {
-			if got, want := s.DelayCCDF(x), ccdf(x); !closeTo(got, want, 1e-9*want) {
+			if got, want := s.DelayCCDF(x), cf.ccdf(x); !closeTo(got, want, 1e-9*want) {
 				t.Errorf("%+v: P(D > %v) = %v, want %v", c, x, got, want)
 			}
 		}
 		for _, p := range []float64{0.5, 0.9, 0.99, 0.999, 0.9999} {
-			if x := s.DelayQuantile(p); !closeTo(ccdf(x), 1-p, 1e-9*(1-p)) {
-				t.Errorf("%+v: quantile %v = %v, where the closed-form P(D > x) = %v", c, p, x, ccdf(x))
+			if x := s.DelayQuantile(p); !closeTo(cf.ccdf(x), 1-p, 1e-9*(1-p)) {
+				t.Errorf("%+v: quantile %v = %v, where the closed-form P(D > x) = %v", c, p, x, cf.ccdf(x))
 			}
 		}
 	}
