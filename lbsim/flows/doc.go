@@ -89,11 +89,13 @@
 // exponential time of rate lambda*N/m + r*(flows in progress) + (busy
 // servers) and is a new flow, a packet of a uniformly chosen flow in
 // progress, or the departure of a uniformly chosen busy server's packet.
-// With unequal rates each busy server's departures run at the largest rate
-// mu_max and one drawn at server j completes its packet with probability
-// mu_j/mu_max, else changes nothing (thinning: server j then completes at
-// rate mu_j exactly; with equal rates no draw is made, so rates all 1 give
-// the same draws and bytes as no rates).
+// With rates the departures come at the total rate of the busy servers:
+// with equal rates mu times their number, the departing server drawn as
+// without rates (so rates all 1 give the same draws and bytes as none);
+// with unequal rates the busy servers' rates sit in a Fenwick tree (the
+// dispatch simulator's sampler, lbsim/internal/fenwick), from which the
+// departing server is drawn with probability proportional to its rate in
+// O(log N).
 // Per server the engine keeps the queue length and a ring of its packets'
 // arrival times; flows in progress sit in a dense array (16 bytes each,
 // removed by swapping with the last), so memory follows the packets and

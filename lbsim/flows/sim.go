@@ -15,6 +15,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/internal/eventheap"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
+	"github.com/lbsim/notebooks/lbsim/internal/fenwick"
 	"github.com/lbsim/notebooks/lbsim/internal/levels"
 	"github.com/lbsim/notebooks/lbsim/internal/prefetch"
 	"github.com/lbsim/notebooks/lbsim/mc"
@@ -133,20 +134,22 @@ type engine struct {
 	// progress at the start, size-biased by K-1 (biased).
 	sizeVals      []int32
 	sizes, biased *alias.Table
-	// Service rates: rates (nil: all 1), their largest muMax (1 without
-	// rates); thin when they differ, so that the Markov engine's departures
-	// at rate muMax per busy server are thinned to rates[j] (see serves).
-	rates   []float64
-	muMax   float64
-	thin    bool
-	policy  Policy
-	d       int
-	all     bool // sticky and bins move to the shortest of all
-	thr     int32
-	remap   float64 // total rate of the bins' periodic remap clocks
-	warmup  float64
-	horizon float64
-	t       float64
+	// Service rates: rates (nil: all 1) and, when they are all equal,
+	// their common value mu (1 without rates); when they differ, the busy
+	// servers' rates in a Fenwick tree (the dispatch simulator's sampler),
+	// from which the Markov engine draws the departing server with
+	// probability proportional to its rate.
+	rates     []float64
+	mu        float64
+	busyRates *fenwick.BusyRates
+	policy    Policy
+	d         int
+	all       bool // sticky and bins move to the shortest of all
+	thr       int32
+	remap     float64 // total rate of the bins' periodic remap clocks
+	warmup    float64
+	horizon   float64
+	t         float64
 
 	q     []int32     // queue lengths (packets, including the one in service)
 	rings [][]float64 // per server, arrival times of its packets (FIFO ring)
@@ -190,10 +193,11 @@ func newEngine(o *Options, src *rand.PCG) *engine {
 		pEnd: 1 / o.PacketsPerFlow, policy: p.Policy, d: p.D, thr: int32(p.Threshold), warmup: o.Warmup,
 		horizon: o.Horizon, q: make([]int32, n), rings: make([][]float64, n), heads: make([]uint32, n),
 		busy: make([]int32, 0, n), bpos: make([]int32, n)}
-	e.rates, e.muMax = o.Rates, 1
+	e.rates, e.mu = o.Rates, 1
 	if o.Rates != nil {
-		e.muMax = slices.Max(o.Rates)
-		e.thin = slices.Min(o.Rates) != e.muMax
+		if e.mu = o.Rates[0]; slices.Min(o.Rates) != slices.Max(o.Rates) && o.Service == nil {
+			e.busyRates = fenwick.New(o.Rates)
+		}
 	}
 	if o.Size == Fixed {
 		e.fixedK = int32(math.Round(o.PacketsPerFlow))
@@ -301,6 +305,9 @@ func (e *engine) place(j int32) {
 	if k == 0 {
 		e.bpos[j] = int32(len(e.busy))
 		e.busy = append(e.busy, j)
+		if e.busyRates != nil {
+			e.busyRates.SetBusy(int(j))
+		}
 	}
 	if e.perm != nil {
 		e.incr(j, k)
@@ -340,6 +347,9 @@ func (e *engine) depart(j int32) {
 		e.busy[p] = last
 		e.bpos[last] = p
 		e.busy = e.busy[:len(e.busy)-1]
+		if e.busyRates != nil {
+			e.busyRates.SetIdle(int(j))
+		}
 	}
 	if e.perm != nil {
 		e.decr(j, k)
@@ -471,29 +481,22 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		case u < arr+e.remap:
 			e.periodicRemap()
 		default:
-			if j := e.departing(); e.serves(j) {
-				e.depart(j)
-			}
+			e.depart(e.departing())
 		}
 	}
 }
 
-// busyRate is the rate of the Markov engine's departure events: one per
-// busy server, at rate muMax each (the number of busy servers without
-// rates).
+// busyRate is the total service rate of the busy servers: their number
+// times the common rate (their number without rates), or the Fenwick
+// tree's total with unequal rates.
 func (e *engine) busyRate() float64 {
-	if e.rates == nil {
+	switch {
+	case e.rates == nil:
 		return float64(len(e.busy))
+	case e.busyRates != nil:
+		return e.busyRates.Rate()
 	}
-	return e.muMax * float64(len(e.busy))
-}
-
-// serves reports whether a departure event at the busy server j, drawn
-// uniformly among the busy, completes its packet: always with equal rates,
-// else with probability rates[j]/muMax (thinning: server j then completes
-// at rate rates[j] exactly; a refused event changes nothing but the clock).
-func (e *engine) serves(j int32) bool {
-	return !e.thin || fastrand.Float64(e.src)*e.muMax < e.rates[j]
+	return e.mu * float64(len(e.busy))
 }
 
 // poll is the engines' check every 2^16 events: cancellation, the bound on
@@ -533,7 +536,15 @@ func (e *engine) flowAhead(nf int) int {
 	return k
 }
 
-// departing returns a uniformly random busy server. When most servers are
+// byRate returns a busy server drawn with probability proportional to its
+// rate (unequal rates).
+func (e *engine) byRate() int32 {
+	return int32(e.busyRates.Pick(fastrand.Bounded64(e.src, e.busyRates.Total())))
+}
+
+// departing returns the server of a departure: with unequal rates a busy
+// server drawn in proportion to its rate (byRate); else a uniformly random
+// busy server. When most servers are
 // busy it draws servers uniformly among all and keeps the first busy one
 // (rejection: uniform among the busy), each draw made one departure ahead
 // and its oldest packet's ring slot prefetched then, so that the cache line
@@ -541,6 +552,9 @@ func (e *engine) flowAhead(nf int) int {
 // everything that happens in between, so the law is unchanged. With few busy
 // servers it draws from the list of busy servers.
 func (e *engine) departing() int32 {
+	if e.busyRates != nil {
+		return e.byRate()
+	}
 	if 4*len(e.busy) < e.n {
 		return e.busy[e.uniform(len(e.busy))]
 	}
@@ -567,8 +581,10 @@ func (e *engine) drain(ctx context.Context) error {
 			}
 		}
 		e.t += fastrand.ExpFloat64(e.src) / e.busyRate()
-		if j := e.busy[e.uniform(len(e.busy))]; e.serves(j) {
-			e.depart(j)
+		if e.busyRates != nil {
+			e.depart(e.byRate())
+		} else {
+			e.depart(e.busy[e.uniform(len(e.busy))])
 		}
 	}
 	return nil
