@@ -19,12 +19,12 @@ var Keys = newKeys()
 
 // The names of the keys the engines read.
 const (
-	keyServers       = "servers"
+	keyServers       = model.KeyServers
 	keyLambda        = "lambda"
 	keyPolicy        = "policy"
 	keyD             = "d"
 	keySampling      = "sampling"
-	keyRates         = "rates"
+	keyRates         = model.KeyRates
 	keyOriginWeights = "origin_weights"
 	keyService       = "service"
 	keyDiscipline    = "discipline"
@@ -54,20 +54,6 @@ func newKeys() *param.Set {
 	s := param.NewSet("lbsim run", keyPolicy)
 	sim := []string{param.SimulationOnly}
 	servers := func(v *param.Values) int { return v.Int(keyServers) }
-	perServer := func(what string, check func(j int, x float64) string) func(any, *param.Values) string {
-		return func(x any, v *param.Values) string {
-			xs := x.([]float64)
-			if len(xs) != servers(v) {
-				return fmt.Sprintf("got %d values, want one per server (%d)", len(xs), servers(v))
-			}
-			for j, y := range xs {
-				if msg := check(j, y); msg != "" {
-					return msg
-				}
-			}
-			return ""
-		}
-	}
 	s.Add(
 		param.Key{Name: keyServers, Kind: param.Int, Arg: "N", Required: true, Range: "an integer >= 1",
 			Doc: "number of servers N", Check: param.IntAtLeast(1)},
@@ -87,27 +73,19 @@ func newKeys() *param.Set {
 		param.Key{Name: keySampling, Kind: param.String, Arg: "with|without", For: []string{}, Enum: []string{"without", "with"},
 			DefaultDoc: "without", Default: param.Constant("without"),
 			Doc: "sample the d servers with or without replacement"},
-		param.Key{Name: keyRates, Kind: param.Floats, Arg: "LIST", DefaultDoc: "all 1",
-			Doc: "per-server service rates (> 0), N values: comma-separated (1,1,2,2) or compact VALUExCOUNT runs " +
-				"(1x2,2x2), mixable; \"\" for the default",
-			Check: perServer("rate", func(j int, mu float64) string {
-				if math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0 {
-					return fmt.Sprintf("rates[%d] = %v: must be a finite rate > 0", j, mu)
-				}
-				return ""
-			})},
+		model.RatesKey(""),
 		param.Key{Name: keyOriginWeights, Kind: param.Floats, Arg: "LIST", DefaultDoc: "uniform",
 			Doc: "relative rates at which tasks appear at each server (>= 0, not all 0), N values in the syntax of " +
 				"rates; used only by policies that use origins",
 			Check: func(x any, v *param.Values) string {
 				total := 0.0
-				msg := perServer("weight", func(j int, w float64) string {
+				msg := model.CheckPerServer(x.([]float64), servers(v), func(j int, w float64) string {
 					if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 						return fmt.Sprintf("origin_weights[%d] = %v: must be a finite weight >= 0", j, w)
 					}
 					total += w
 					return ""
-				})(x, v)
+				})
 				if msg == "" && total <= 0 {
 					return "all zero; at least one must be > 0"
 				}
@@ -158,15 +136,12 @@ func newKeys() *param.Set {
 				if v.Has(keyInit) {
 					return "give init (an occupancy vector) or init_lengths (per-server lengths), not both"
 				}
-				if len(ls) != servers(v) {
-					return fmt.Sprintf("got %d values, want one per server (%d)", len(ls), servers(v))
-				}
-				for j, l := range ls {
+				return model.CheckPerServer(ls, servers(v), func(j int, l int) string {
 					if l < 0 || l > 1<<24 {
 						return fmt.Sprintf("init_lengths[%d] = %d: must be between 0 and 2^24", j, l)
 					}
-				}
-				return ""
+					return ""
+				})
 			}},
 		param.Key{Name: keyGrid, Kind: param.Float, Arg: "DT", Tags: sim, DefaultDoc: "0: no trajectory",
 			Doc: "record the occupancy q_i(t) every DT time units from 0 to the horizon (horizon/DT at most 1e7)",

@@ -48,7 +48,8 @@ func route2(pol Policy, thr int, q [2]int, last int) float64 {
 	return 0
 }
 
-func solveChain(t *testing.T, pol Policy, thr int, lambda, m, r float64, qmax, fmax int) chainResult {
+// solveChain solves the chain with servers of service rates mu.
+func solveChain(t *testing.T, pol Policy, thr int, lambda, m, r float64, mu [2]float64, qmax, fmax int) chainResult {
 	t.Helper()
 	lf, p := 2*lambda/m, 1/m
 	index := map[chainState]int{}
@@ -141,7 +142,7 @@ func solveChain(t *testing.T, pol Policy, thr int, lambda, m, r float64, qmax, f
 			if q[j] > 0 {
 				n := s
 				n[j]--
-				to(n, 1)
+				to(n, mu[j])
 			}
 		}
 		out[k] = es
@@ -208,9 +209,11 @@ func solveChain(t *testing.T, pol Policy, thr int, lambda, m, r float64, qmax, f
 
 // Two servers with geometric flows (lambda 0.4, m = 2, r = 1):
 // simulation against the exact chain for per-packet JSQ and sticky with
-// T = 1 and 2: mean delay, fraction of packets moved and of flows violated,
-// each within 4 of its 95% half-widths (16 replications of 40000 time
-// units; about 9 standard errors over 18 comparisons: a false alarm has
+// T = 1 and 2, with equal service rates and with rates 0.5 and 1.5 (the
+// routing compares queue lengths; the slow server serves at a third of the
+// fast one's rate): mean delay, fraction of packets moved and of flows
+// violated, each within 4 of its 95% half-widths (16 replications of 40000
+// time units; about 9 standard errors over 36 comparisons: a false alarm has
 // probability far below 1e-9, while a routing error of a percent shows);
 // the chain's truncated mass, below 1e-5, moves its figures by far less.
 func TestTwoServersAgainstChain(t *testing.T) {
@@ -218,12 +221,14 @@ func TestTwoServersAgainstChain(t *testing.T) {
 		pol Policy
 		thr int
 		m   float64
-	}{{JSQ, 0, 2}, {Sticky, 1, 2}, {Sticky, 2, 2}} {
-		ex := solveChain(t, c.pol, c.thr, 0.4, c.m, 1, 16, 6)
+		mu  [2]float64
+	}{{JSQ, 0, 2, [2]float64{1, 1}}, {Sticky, 1, 2, [2]float64{1, 1}}, {Sticky, 2, 2, [2]float64{1, 1}},
+		{JSQ, 0, 2, [2]float64{0.5, 1.5}}, {Sticky, 1, 2, [2]float64{0.5, 1.5}}, {Sticky, 2, 2, [2]float64{0.5, 1.5}}} {
+		ex := solveChain(t, c.pol, c.thr, 0.4, c.m, 1, c.mu, 16, 6)
 		if ex.boundary > 1e-5 {
 			t.Fatalf("%v: truncated chain: mass %v at the boundary", c, ex.boundary)
 		}
-		res, err := Simulate(context.Background(), Options{Servers: 2, Lambda: 0.4, PacketsPerFlow: c.m, PacketRate: 1,
+		res, err := Simulate(context.Background(), Options{Servers: 2, Rates: c.mu[:], Lambda: 0.4, PacketsPerFlow: c.m, PacketRate: 1,
 			Policy: PolicyOptions{Policy: c.pol, D: 2, Threshold: c.thr}, Horizon: 40000, Warmup: 100, Replications: 16, Seed: 5})
 		if err != nil {
 			t.Fatal(err)

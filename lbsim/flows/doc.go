@@ -10,15 +10,27 @@
 //
 // # Model
 //
-// N servers serve packets one at a time, FIFO, with service times of mean 1:
-// exponential by default, or any law of lbsim/service (a packet's delay is
-// its sojourn: wait plus service). Flows arrive
+// N servers serve packets one at a time, FIFO, with service requirements
+// of mean 1: exponential by default, or any law of lbsim/service (a
+// packet's delay is its sojourn: wait plus service). Server i serves at rate
+// mu_i (rates; 1 by default): a requirement S takes S/mu_i. As in the
+// dispatch simulator the rates are absolute, not normalised. A load with
+// lambda*N at or above their sum is refused (unstable under every policy),
+// and under static hashing, which sends every server packets at rate lambda,
+// so is lambda at or above any rate (the message names the server). No
+// other condition is checked, as in the dispatch simulator: queue-length
+// rules that sample few queues can be unstable below the sum when the rates
+// are far apart (jsqd with d = 1 routes every packet uniformly, so it is
+// unstable once lambda reaches any rate, and is not refused). The dispatchers still compare queue
+// lengths (packets), not lengths over rates, as the dispatch simulator's
+// policies do. Flows arrive
 // in a Poisson stream of rate lambda*N/m; a flow is a sequence of K packets,
 // the first at the flow's arrival and each next one after an exponential
 // gap of rate r (packet_rate). K is geometric with mean m (each packet is
 // the last with probability 1/m; the default), exactly m (flow_size
 // fixed), or any discrete law (flow_size pmf:K=W,..., ParseSizeLaw; m is
-// its mean). So packets arrive at rate lambda*N, lambda < 1, and the flows in
+// its mean). So packets arrive at rate lambda*N (lambda < 1 with unit
+// rates), and the flows in
 // progress (sent a packet, more to come) number lambda*N*(m-1)/(m*r) on
 // average. m = 1 is the ordinary supermarket model.
 //
@@ -77,6 +89,13 @@
 // exponential time of rate lambda*N/m + r*(flows in progress) + (busy
 // servers) and is a new flow, a packet of a uniformly chosen flow in
 // progress, or the departure of a uniformly chosen busy server's packet.
+// With rates the departures come at the total rate of the busy servers:
+// with equal rates mu times their number, the departing server drawn as
+// without rates (so rates all 1 give the same draws and bytes as none);
+// with unequal rates the busy servers' rates sit in a Fenwick tree (the
+// dispatch simulator's sampler, lbsim/internal/fenwick), from which the
+// departing server is drawn with probability proportional to its rate in
+// O(log N).
 // Per server the engine keeps the queue length and a ring of its packets'
 // arrival times; flows in progress sit in a dense array (16 bytes each,
 // removed by swapping with the last), so memory follows the packets and
@@ -104,6 +123,13 @@
 // FIFO it waits k+1 exponential services when it finds k packets. As r
 // grows the flows become batches (the M^X/M/1 queue with geometric batches:
 // P(Q >= n) = lambda (1 - (1-lambda)/m)^(n-1), mean delay m/(1-lambda)).
+// With per-server rates the servers stay independent under static hashing,
+// each receiving packets at rate lambda, and server i is the same chain with
+// its clock run mu_i times faster: StaticExactRates solves it at load
+// lambda/mu_i and packet rate r/mu_i, divides its delays by mu_i and mixes
+// the servers' delay laws with equal weights (a packet goes to each server
+// with probability 1/N); with one packet per flow that is the mixture of
+// M/M/1 delays, exponential of rate mu_i - lambda.
 // The tests also solve the chain of two servers with flows for per-packet
 // JSQ and sticky, state (Q1, Q2, flows by last server and violated or
 // not), against which the simulation's delay, moved and violated fractions

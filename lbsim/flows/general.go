@@ -23,7 +23,11 @@ func (e *engine) schedule(j, k int32) float64 {
 	if k > 0 {
 		start = e.lastDep[j]
 	}
-	dep := start + e.svc.Sample(e.rng)
+	s := e.svc.Sample(e.rng)
+	if e.rates != nil {
+		s /= e.rates[j] // a server of rate mu serves a requirement S in S/mu
+	}
+	dep := start + s
 	e.lastDep[j] = dep
 	if k == 0 {
 		e.heap.Push(int(j), dep)

@@ -13,7 +13,8 @@ import (
 
 // The keys of the flows model.
 const (
-	keyServers        = "servers"
+	keyServers        = model.KeyServers
+	keyRates          = model.KeyRates
 	keyLambda         = "lambda"
 	keyPacketsPerFlow = "packets_per_flow"
 	keyFlowSize       = "flow_size"
@@ -39,11 +40,21 @@ func newKeys() *param.Set {
 	moving := []string{"jsqd", "sticky", "bins"}
 	s.Add(
 		param.Key{Name: keyServers, Kind: param.Int, Arg: "N", Required: true, Range: fmt.Sprintf("an integer in [1, %d]", MaxServers),
-			Doc: "number of unit-rate servers N", Check: param.IntBetween(1, MaxServers)},
-		param.Key{Name: keyLambda, Kind: param.Float, Arg: "X", Required: true, Range: "0 < lambda < 1",
-			Doc: "packet arrival rate per server: packets arrive at rate lambda*N",
-			Check: func(x any, _ *param.Values) string {
-				if l := x.(float64); !(l > 0 && l < 1) {
+			Doc: "number of servers N (of rate 1 each unless rates)", Check: param.IntBetween(1, MaxServers)},
+		model.RatesKey("absolute, not normalised, as in lbsim run: server i serves a packet of requirement S (mean 1) in S/rates[i]; "+
+			"lambda*N must stay below their sum, and under static hashing lambda below each"),
+		param.Key{Name: keyLambda, Kind: param.Float, Arg: "X", Required: true,
+			Range: "0 < lambda < 1; with rates, lambda*N below their sum (static: lambda below every rate)",
+			Doc:   "packet arrival rate per server: packets arrive at rate lambda*N",
+			Check: func(x any, v *param.Values) string {
+				l := x.(float64)
+				if v.Has(keyRates) { // the load against the rates: Options.Check, once rates passed their checks
+					if !(l > 0) || math.IsInf(l, 0) {
+						return "must be a finite rate > 0"
+					}
+					return ""
+				}
+				if !(l > 0 && l < 1) {
 					return "must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)"
 				}
 				return ""
@@ -146,7 +157,7 @@ func newKeys() *param.Set {
 // optionsFromValues reads completed values.
 func optionsFromValues(v *param.Values) Options {
 	pol, _ := ParsePolicy(v.String(keyPolicy))
-	o := Options{Servers: v.Int(keyServers), Lambda: v.Float(keyLambda), PacketsPerFlow: v.Float(keyPacketsPerFlow),
+	o := Options{Servers: v.Int(keyServers), Rates: v.Floats(keyRates), Lambda: v.Float(keyLambda), PacketsPerFlow: v.Float(keyPacketsPerFlow),
 		PacketRate: v.Float(keyPacketRate), Policy: PolicyOptions{Policy: pol},
 		Horizon: v.Float(model.KeyHorizon), Warmup: v.Float(model.KeyWarmup),
 		Replications: v.Int(model.KeyReplications), Seed: v.Uint(model.KeySeed), Quantiles: v.Floats(keyQuantiles)}

@@ -57,6 +57,10 @@ func TestModelBadInput(t *testing.T) {
 		{map[string]any{"servers": 10, "lambda": 0.5, "policy": "static", "flow_size": "fixed", "packets_per_flow": 2.5}, "packets_per_flow = 2.5: must be an integer"},
 		{map[string]any{"servers": 10000, "lambda": 0.5, "policy": "static", "horizon": 1e4}, "horizon = 10000: about"},
 		{map[string]any{"servers": 10, "lambda": 0.5, "policy": "static", "quantiles": []float64{0.5, 1}}, "quantiles[1] = 1: must be in (0, 1)"},
+		{map[string]any{"servers": 4, "lambda": 0.5, "policy": "jsq", "rates": []float64{1, 1, 1}}, "rates = [1,1,1]: got 3 values, want one per server (4)"},
+		{map[string]any{"servers": 4, "lambda": 0.5, "policy": "jsq", "rates": []float64{1, 1, 1, 0}}, "rates[3] = 0: must be a finite rate > 0"},
+		{map[string]any{"servers": 4, "lambda": 1.2, "policy": "bins", "rates": []float64{1, 1, 1, 1.5}}, "lambda = 1.2: unstable: packets arrive at lambda*N = 4.8, at least the total service rate 4.5"},
+		{map[string]any{"servers": 4, "lambda": 0.6, "policy": "static", "rates": []float64{1, 1, 0.6, 2}}, "server 2 serves at rates[2] = 0.6 <= lambda"},
 	} {
 		_, err := point(t, c.kv)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -11,20 +11,22 @@ import (
 // Result is what Simulate measured: means over the replications with their
 // 95% half-widths (Student t over replications; NaN with one replication).
 type Result struct {
-	Servers        int     `json:"servers"`
-	Lambda         float64 `json:"lambda"`
-	PacketsPerFlow float64 `json:"packets_per_flow"`
-	FlowSize       string  `json:"flow_size"`
-	PacketRate     float64 `json:"packet_rate"`
-	Service        string  `json:"service"`
-	Policy         string  `json:"policy"`
-	D              int     `json:"d,omitempty"`
-	Threshold      int     `json:"threshold,omitempty"`
-	Bins           int     `json:"bins,omitempty"`
-	Horizon        float64 `json:"horizon"`
-	Warmup         float64 `json:"warmup"`
-	Replications   int     `json:"replications"`
-	Seed           uint64  `json:"seed"`
+	Servers int `json:"servers"`
+	// Rates are the per-server service rates (absent: all 1).
+	Rates          []float64 `json:"rates,omitempty"`
+	Lambda         float64   `json:"lambda"`
+	PacketsPerFlow float64   `json:"packets_per_flow"`
+	FlowSize       string    `json:"flow_size"`
+	PacketRate     float64   `json:"packet_rate"`
+	Service        string    `json:"service"`
+	Policy         string    `json:"policy"`
+	D              int       `json:"d,omitempty"`
+	Threshold      int       `json:"threshold,omitempty"`
+	Bins           int       `json:"bins,omitempty"`
+	Horizon        float64   `json:"horizon"`
+	Warmup         float64   `json:"warmup"`
+	Replications   int       `json:"replications"`
+	Seed           uint64    `json:"seed"`
 	// Events counts packet arrivals and departures over all replications;
 	// EventsPerSecond divides it by the wall time.
 	Events          int64   `json:"events"`
@@ -68,7 +70,7 @@ type Result struct {
 func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
 	reps := len(out)
 	p := o.Policy
-	res := &Result{Servers: o.Servers, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.sizeSpec(),
+	res := &Result{Servers: o.Servers, Rates: o.Rates, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.sizeSpec(),
 		PacketRate: o.PacketRate, Policy: p.Policy.String(), Horizon: o.Horizon, Warmup: o.Warmup,
 		Replications: reps, Seed: o.Seed, PerReplication: out, QuantileLevels: quantiles, WallSeconds: elapsed.Seconds()}
 	res.Service = "exp(mean=1)"

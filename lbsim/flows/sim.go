@@ -2,9 +2,12 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -12,9 +15,11 @@ import (
 	"github.com/lbsim/notebooks/lbsim/internal/distinct"
 	"github.com/lbsim/notebooks/lbsim/internal/eventheap"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
+	"github.com/lbsim/notebooks/lbsim/internal/fenwick"
 	"github.com/lbsim/notebooks/lbsim/internal/levels"
 	"github.com/lbsim/notebooks/lbsim/internal/prefetch"
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/service"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -55,8 +60,16 @@ const MaxServers = 10_000_000
 
 // Options describe a simulation of flows of packets.
 type Options struct {
-	// Servers is N; each serves packets at rate 1 (exponential), FIFO.
+	// Servers is N; each serves packets FIFO, at rate 1 unless Rates.
 	Servers int
+	// Rates are the per-server service rates mu_i (nil: all 1), absolute as
+	// in the dispatch simulator (lbsim.Scenario.Rates), not normalised:
+	// server i serves a packet of requirement S (of mean 1: exponential, or
+	// drawn from Service) in S/mu_i. Check refuses Lambda*Servers at or above
+	// their sum, and under static hashing Lambda at or above any of them
+	// (every server receives packets at rate Lambda). The dispatch rules
+	// still compare queue lengths, not lengths over rates.
+	Rates []float64
 	// Lambda is the packet arrival rate per server: packets arrive at rate
 	// Lambda*N, so flows arrive at rate Lambda*N/PacketsPerFlow.
 	Lambda float64
@@ -121,14 +134,22 @@ type engine struct {
 	// progress at the start, size-biased by K-1 (biased).
 	sizeVals      []int32
 	sizes, biased *alias.Table
-	policy        Policy
-	d             int
-	all           bool // sticky and bins move to the shortest of all
-	thr           int32
-	remap         float64 // total rate of the bins' periodic remap clocks
-	warmup        float64
-	horizon       float64
-	t             float64
+	// Service rates: rates (nil: all 1) and, when they are all equal,
+	// their common value mu (1 without rates); when they differ, the busy
+	// servers' rates in a Fenwick tree (the dispatch simulator's sampler),
+	// from which the Markov engine draws the departing server with
+	// probability proportional to its rate.
+	rates     []float64
+	mu        float64
+	busyRates *fenwick.BusyRates
+	policy    Policy
+	d         int
+	all       bool // sticky and bins move to the shortest of all
+	thr       int32
+	remap     float64 // total rate of the bins' periodic remap clocks
+	warmup    float64
+	horizon   float64
+	t         float64
 
 	q     []int32     // queue lengths (packets, including the one in service)
 	rings [][]float64 // per server, arrival times of its packets (FIFO ring)
@@ -172,6 +193,12 @@ func newEngine(o *Options, src *rand.PCG) *engine {
 		pEnd: 1 / o.PacketsPerFlow, policy: p.Policy, d: p.D, thr: int32(p.Threshold), warmup: o.Warmup,
 		horizon: o.Horizon, q: make([]int32, n), rings: make([][]float64, n), heads: make([]uint32, n),
 		busy: make([]int32, 0, n), bpos: make([]int32, n)}
+	e.rates, e.mu = o.Rates, 1
+	if o.Rates != nil {
+		if e.mu = o.Rates[0]; slices.Min(o.Rates) != slices.Max(o.Rates) && o.Service == nil {
+			e.busyRates = fenwick.New(o.Rates)
+		}
+	}
 	if o.Size == Fixed {
 		e.fixedK = int32(math.Round(o.PacketsPerFlow))
 	}
@@ -278,6 +305,9 @@ func (e *engine) place(j int32) {
 	if k == 0 {
 		e.bpos[j] = int32(len(e.busy))
 		e.busy = append(e.busy, j)
+		if e.busyRates != nil {
+			e.busyRates.SetBusy(int(j))
+		}
 	}
 	if e.perm != nil {
 		e.incr(j, k)
@@ -317,6 +347,9 @@ func (e *engine) depart(j int32) {
 		e.busy[p] = last
 		e.bpos[last] = p
 		e.busy = e.busy[:len(e.busy)-1]
+		if e.busyRates != nil {
+			e.busyRates.SetIdle(int(j))
+		}
 	}
 	if e.perm != nil {
 		e.decr(j, k)
@@ -427,7 +460,7 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		}
 		nf := len(e.flows)
 		arr := e.lf + e.r*float64(nf)
-		rate := arr + e.remap + float64(len(e.busy)) // e.remap = 0: the same sum, the same draws
+		rate := arr + e.remap + e.busyRate() // e.remap = 0: the same sum, the same draws
 		tn := e.t + fastrand.ExpFloat64(e.src)/rate
 		if tn > end {
 			tn = end // memoryless: stop the clock at end; the next phase redraws
@@ -451,6 +484,19 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 			e.depart(e.departing())
 		}
 	}
+}
+
+// busyRate is the total service rate of the busy servers: their number
+// times the common rate (their number without rates), or the Fenwick
+// tree's total with unequal rates.
+func (e *engine) busyRate() float64 {
+	switch {
+	case e.rates == nil:
+		return float64(len(e.busy))
+	case e.busyRates != nil:
+		return e.busyRates.Rate()
+	}
+	return e.mu * float64(len(e.busy))
 }
 
 // poll is the engines' check every 2^16 events: cancellation, the bound on
@@ -490,7 +536,15 @@ func (e *engine) flowAhead(nf int) int {
 	return k
 }
 
-// departing returns a uniformly random busy server. When most servers are
+// byRate returns a busy server drawn with probability proportional to its
+// rate (unequal rates).
+func (e *engine) byRate() int32 {
+	return int32(e.busyRates.Pick(fastrand.Bounded64(e.src, e.busyRates.Total())))
+}
+
+// departing returns the server of a departure: with unequal rates a busy
+// server drawn in proportion to its rate (byRate); else a uniformly random
+// busy server. When most servers are
 // busy it draws servers uniformly among all and keeps the first busy one
 // (rejection: uniform among the busy), each draw made one departure ahead
 // and its oldest packet's ring slot prefetched then, so that the cache line
@@ -498,6 +552,9 @@ func (e *engine) flowAhead(nf int) int {
 // everything that happens in between, so the law is unchanged. With few busy
 // servers it draws from the list of busy servers.
 func (e *engine) departing() int32 {
+	if e.busyRates != nil {
+		return e.byRate()
+	}
 	if 4*len(e.busy) < e.n {
 		return e.busy[e.uniform(len(e.busy))]
 	}
@@ -523,8 +580,12 @@ func (e *engine) drain(ctx context.Context) error {
 				return err
 			}
 		}
-		e.t += fastrand.ExpFloat64(e.src) / float64(len(e.busy))
-		e.depart(e.busy[e.uniform(len(e.busy))])
+		e.t += fastrand.ExpFloat64(e.src) / e.busyRate()
+		if e.busyRates != nil {
+			e.depart(e.byRate())
+		} else {
+			e.depart(e.busy[e.uniform(len(e.busy))])
+		}
 	}
 	return nil
 }
@@ -600,8 +661,8 @@ func (o *Options) Check() error {
 	if o.Servers < 1 || o.Servers > MaxServers {
 		return fmt.Errorf("servers = %d: must be between 1 and %d", o.Servers, MaxServers)
 	}
-	if !(o.Lambda > 0 && o.Lambda < 1) {
-		return fmt.Errorf("lambda = %v: must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)", o.Lambda)
+	if err := o.checkLoad(); err != nil {
+		return err
 	}
 	m := o.PacketsPerFlow
 	if !(m >= 1) || math.IsInf(m, 0) {
@@ -662,6 +723,42 @@ func (o *Options) Check() error {
 		if !(x > 0 && x < 1) {
 			return fmt.Errorf("quantiles: %v: each must be in (0, 1)", x)
 		}
+	}
+	return nil
+}
+
+// checkLoad checks the rates and refuses a load the servers cannot carry:
+// without rates lambda must be in (0, 1); with them Lambda*Servers must be
+// below their sum (the system is unstable at or above it), and under static
+// hashing, where every server receives packets at rate Lambda, below every
+// rate (the error names the slowest server).
+func (o *Options) checkLoad() error {
+	if o.Rates == nil {
+		if !(o.Lambda > 0 && o.Lambda < 1) {
+			return fmt.Errorf("lambda = %v: must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)", o.Lambda)
+		}
+		return nil
+	}
+	if msg := model.CheckRates(o.Rates, o.Servers); msg != "" {
+		if !strings.HasPrefix(msg, model.KeyRates+"[") {
+			msg = model.KeyRates + ": " + msg
+		}
+		return errors.New(msg)
+	}
+	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 0) {
+		return fmt.Errorf("lambda = %v: must be a finite rate > 0", o.Lambda)
+	}
+	total := 0.0
+	for _, mu := range o.Rates {
+		total += mu
+	}
+	if n := float64(o.Servers); !(o.Lambda*n < total) {
+		return fmt.Errorf("lambda = %v: unstable: packets arrive at lambda*N = %g, at least the total service rate %g (the sum of rates); lambda must be below %g",
+			o.Lambda, o.Lambda*n, total, total/n)
+	}
+	if j := slices.Index(o.Rates, slices.Min(o.Rates)); o.Policy.Policy == Static && !(o.Lambda < o.Rates[j]) {
+		return fmt.Errorf("lambda = %v: unstable under static hashing: every server receives packets at rate lambda, and server %d serves at rates[%d] = %v <= lambda; lambda must be below the smallest rate, %v",
+			o.Lambda, j, j, o.Rates[j], o.Rates[j])
 	}
 	return nil
 }

@@ -241,6 +241,10 @@ func TestBadOptions(t *testing.T) {
 		{func(o *Options) { o.Warmup = 10 }, "warmup = 10"},
 		{func(o *Options) { o.Servers, o.Horizon = 1000000, 1000 }, "horizon = 1000: about 5.25e+08 packet delays"},
 		{func(o *Options) { o.Quantiles = []float64{1} }, "quantiles"},
+		{func(o *Options) { o.Rates = []float64{1, 1} }, "rates: got 2 values, want one per server (10)"},
+		{func(o *Options) { o.Rates = []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, math.Inf(1)} }, "rates[9] = +Inf: must be a finite rate > 0"},
+		{func(o *Options) { o.Rates, o.Lambda = []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1.5}, 1.05 }, "lambda = 1.05: unstable: packets arrive at lambda*N = 10.5"},
+		{func(o *Options) { o.Rates = []float64{2, 2, 2, 2, 2, 2, 2, 2, 2, 0.5} }, "server 9 serves at rates[9] = 0.5 <= lambda"},
 	} {
 		o := ok
 		c.edit(&o)

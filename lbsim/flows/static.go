@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/lbsim/notebooks/lbsim/model"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -281,14 +283,18 @@ func (s *StaticSolution) DelayCCDF(x float64) float64 {
 }
 
 // DelayQuantile returns the delay x with P(D > x) = 1-p, by bisection.
-func (s *StaticSolution) DelayQuantile(p float64) float64 {
+func (s *StaticSolution) DelayQuantile(p float64) float64 { return quantileOf(s.DelayCCDF, p) }
+
+// quantileOf returns the x with ccdf(x) = 1-p for a continuous,
+// nonincreasing ccdf on x >= 0, by bisection to a relative 1e-12.
+func quantileOf(ccdf func(float64) float64, p float64) float64 {
 	lo, hi := 0.0, 1.0
-	for s.DelayCCDF(hi) > 1-p {
+	for ccdf(hi) > 1-p {
 		hi *= 2
 	}
 	for range 100 {
 		mid := (lo + hi) / 2
-		if s.DelayCCDF(mid) > 1-p {
+		if ccdf(mid) > 1-p {
 			lo = mid
 		} else {
 			hi = mid
@@ -299,3 +305,86 @@ func (s *StaticSolution) DelayQuantile(p float64) float64 {
 	}
 	return (lo + hi) / 2
 }
+
+// StaticMixture is the exact stationary law of static hashing over servers
+// of unequal service rates (Options.Rates). The servers stay independent,
+// each receives packets at rate lambda, and server i is the chain of
+// StaticExact with its clock run mu_i times faster: its queue length has
+// the law of a unit-rate server at load lambda/mu_i and packet rate
+// r/mu_i, and its delays are that server's divided by mu_i. A packet goes
+// to each server with probability 1/N, so its delay has the mixture of the
+// servers' delay laws with equal weights.
+type StaticMixture struct {
+	Lambda, PacketsPerFlow, PacketRate float64
+	// Rates are the distinct service rates, in increasing order; Weights
+	// the fraction of the servers at each; Servers the solution of a server
+	// at each rate, in its own time unit (StaticExact(lambda/mu, m, r/mu)).
+	Rates, Weights []float64
+	Servers        []*StaticSolution
+	// Occupancy[i-1] is q_i, the fraction of servers with at least i
+	// packets (the mean over servers of P(Q >= i)), until it falls below
+	// 1e-13; MeanQueue the mean packets per server.
+	Occupancy []float64
+	MeanQueue float64
+	// MeanDelay is the mean delay of a packet, the weighted mean of the
+	// servers' mean delays.
+	MeanDelay float64
+}
+
+// StaticExactRates solves static hashing with geometric flows of mean m,
+// packet rate r, load lambda per server and per-server service rates
+// exactly (see StaticMixture). It needs lambda below every rate: static
+// hashing sends each server packets at rate lambda.
+func StaticExactRates(lambda, m, r float64, rates []float64) (*StaticMixture, error) {
+	if len(rates) == 0 {
+		return nil, errors.New("rates: none given; want one per server")
+	}
+	if msg := model.CheckRates(rates, len(rates)); msg != "" {
+		return nil, errors.New(msg)
+	}
+	count := map[float64]int{}
+	for j, mu := range rates {
+		if !(lambda < mu) {
+			return nil, fmt.Errorf("lambda = %v: must be below every rate (rates[%d] = %v): static hashing sends each server packets at rate lambda", lambda, j, mu)
+		}
+		count[mu]++
+	}
+	mix := &StaticMixture{Lambda: lambda, PacketsPerFlow: m, PacketRate: r}
+	for mu := range count {
+		mix.Rates = append(mix.Rates, mu)
+	}
+	slices.Sort(mix.Rates)
+	for _, mu := range mix.Rates {
+		sol, err := StaticExact(lambda/mu, m, r/mu)
+		if err != nil {
+			return nil, fmt.Errorf("rate %v: %w", mu, err)
+		}
+		w := float64(count[mu]) / float64(len(rates))
+		mix.Weights, mix.Servers = append(mix.Weights, w), append(mix.Servers, sol)
+		mix.MeanQueue += w * sol.MeanQueue
+		mix.MeanDelay += w * sol.MeanDelay / mu
+		for i, q := range sol.Occupancy {
+			if i == len(mix.Occupancy) {
+				mix.Occupancy = append(mix.Occupancy, 0)
+			}
+			mix.Occupancy[i] += w * q
+		}
+	}
+	for len(mix.Occupancy) > 0 && mix.Occupancy[len(mix.Occupancy)-1] < 1e-13 {
+		mix.Occupancy = mix.Occupancy[:len(mix.Occupancy)-1]
+	}
+	return mix, nil
+}
+
+// DelayCCDF returns P(D > x) for a packet: the mixture over the rates mu
+// of P(D_1 > mu x), D_1 the delay at a unit-rate server at load lambda/mu.
+func (s *StaticMixture) DelayCCDF(x float64) float64 {
+	sum := 0.0
+	for k, sol := range s.Servers {
+		sum += s.Weights[k] * sol.DelayCCDF(s.Rates[k]*x)
+	}
+	return math.Min(sum, 1)
+}
+
+// DelayQuantile returns the delay x with P(D > x) = 1-p, by bisection.
+func (s *StaticMixture) DelayQuantile(p float64) float64 { return quantileOf(s.DelayCCDF, p) }

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +71,91 @@ func TestStaticExactBatchLimit(t *testing.T) {
 		}
 		if !closeTo(s.SpectralRadius, z, 1e-4) {
 			t.Errorf("%+v: rho(R) %v, batch limit %v", c, s.SpectralRadius, z)
+		}
+	}
+}
+
+// One packet per flow under per-server speeds: server i is M/M/1 with
+// arrival rate lambda and service rate mu_i, so a packet's delay is the
+// equal-weight mixture of exponentials of rates mu_i - lambda,
+// E[D] = mean of 1/(mu_i - lambda), q_i = mean of (lambda/mu_i)^i
+// (ratesMM1; to 1e-9, and E[Q] = lambda E[D]; the quantiles to a relative
+// 1e-9 of the closed-form CCDF at them).
+func TestStaticExactRatesMM1(t *testing.T) {
+	for _, c := range []struct {
+		lambda float64
+		rates  []float64
+	}{
+		{0.4, []float64{0.5, 1.5, 0.5, 1.5}},
+		{0.3, []float64{0.6, 1, 2, 2, 0.6, 1.4}},
+		{0.8, []float64{1, 1, 1}},
+	} {
+		s, err := StaticExactRates(c.lambda, 1, 1, c.rates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf := ratesMM1{c.lambda, c.rates}
+		meanD, meanQ := cf.meanDelay(), c.lambda*cf.meanDelay()
+		if !closeTo(s.MeanDelay, meanD, 1e-9*meanD) || !closeTo(s.MeanQueue, meanQ, 1e-9*meanQ) {
+			t.Errorf("%+v: E[D] %v E[Q] %v, want %v and %v", c, s.MeanDelay, s.MeanQueue, meanD, meanQ)
+		}
+		for i, q := range s.Occupancy[:10] {
+			if want := cf.occupancy(i + 1); !closeTo(q, want, 1e-9) {
+				t.Errorf("%+v: q_%d = %v, want %v", c, i+1, q, want)
+			}
+		}
+		for _, x := range []float64{0.5, 3, 20} {
+			if got, want := s.DelayCCDF(x), cf.ccdf(x); !closeTo(got, want, 1e-9*want) {
+				t.Errorf("%+v: P(D > %v) = %v, want %v", c, x, got, want)
+			}
+		}
+		for _, p := range []float64{0.5, 0.9, 0.99, 0.999, 0.9999} {
+			if x := s.DelayQuantile(p); !closeTo(cf.ccdf(x), 1-p, 1e-9*(1-p)) {
+				t.Errorf("%+v: quantile %v = %v, where the closed-form P(D > x) = %v", c, p, x, cf.ccdf(x))
+			}
+		}
+	}
+	for _, c := range []struct {
+		lambda float64
+		rates  []float64
+		want   string
+	}{
+		{0.5, []float64{0.5, 1.5}, "lambda = 0.5: must be below every rate (rates[0] = 0.5)"},
+		{0.4, []float64{1, math.NaN()}, "rates[1] = NaN: must be a finite rate > 0"},
+		{0.4, nil, "rates: none given"},
+	} {
+		if _, err := StaticExactRates(c.lambda, 1, 1, c.rates); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, %v: %v, want %q", c.lambda, c.rates, err, c.want)
+		}
+	}
+}
+
+// With long flows sent fast (r = 10^4) a server of rate mu is the M^X/M/1
+// queue with geometric batches of mean m at load lambda/mu: mean delay
+// m/(mu - lambda), P(Q >= n) = (lambda/mu) z^(n-1), z = 1 - (1-lambda/mu)/m;
+// over speeds the mixture of those (within 0.1%, as for one rate).
+func TestStaticExactRatesBatchLimit(t *testing.T) {
+	const lambda, m = 0.5, 4
+	rates := []float64{0.75, 0.75, 2.25, 2.25}
+	s, err := StaticExactRates(lambda, m, 1e4, rates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meanD float64
+	occ := make([]float64, 20)
+	for _, mu := range rates {
+		meanD += m / (mu - lambda) / 4
+		z := 1 - (1-lambda/mu)/m
+		for n := range occ {
+			occ[n] += lambda / mu * math.Pow(z, float64(n)) / 4
+		}
+	}
+	if !closeTo(s.MeanDelay, meanD, 1e-3*meanD) {
+		t.Errorf("E[D] %v, batch limit %v", s.MeanDelay, meanD)
+	}
+	for _, n := range []int{1, 5, 20} {
+		if !closeTo(s.Occupancy[n-1], occ[n-1], 1e-3*occ[n-1]) {
+			t.Errorf("q_%d = %v, batch limit %v", n, s.Occupancy[n-1], occ[n-1])
 		}
 	}
 }

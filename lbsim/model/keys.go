@@ -67,3 +67,54 @@ func WarmupKey() param.Key {
 			return ""
 		}}
 }
+
+// KeyServers names the number of servers N of the models made of servers
+// (lbsim run, lbsim flows); KeyRates their per-server service rates, N
+// values checked against it.
+const (
+	KeyServers = "servers"
+	KeyRates   = "rates"
+)
+
+// RatesKey declares the per-server service rates mu_j of a model of
+// servers, the same key in every such model: N values (N the key servers)
+// in the list syntax of param (comma-separated, or VALUExCOUNT runs), each
+// a finite rate > 0 (CheckRates); absent, every server serves at rate 1.
+// The rates are absolute, not normalised: a model compares its arrival rate
+// with their sum. more, if not empty, is appended to the doc after "; ".
+func RatesKey(more string) param.Key {
+	doc := "per-server service rates (> 0), N values: comma-separated (1,1,2,2) or compact VALUExCOUNT runs " +
+		"(1x2,2x2), mixable; \"\" for the default"
+	if more != "" {
+		doc += "; " + more
+	}
+	return param.Key{Name: KeyRates, Kind: param.Floats, Arg: "LIST", DefaultDoc: "all 1", Doc: doc,
+		Check: func(x any, v *param.Values) string { return CheckRates(x.([]float64), v.Int(KeyServers)) }}
+}
+
+// CheckRates returns "" when rates holds one finite rate > 0 per server (n
+// of them), else what is wrong: the count, or the first bad rate by its
+// index ("rates[3] = -1: must be a finite rate > 0").
+func CheckRates(rates []float64, n int) string {
+	return CheckPerServer(rates, n, func(j int, mu float64) string {
+		if math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0 {
+			return fmt.Sprintf("%s[%d] = %v: must be a finite rate > 0", KeyRates, j, mu)
+		}
+		return ""
+	})
+}
+
+// CheckPerServer returns "" when xs holds one value per server (n of them)
+// and check accepts each (returns ""), else the first message: the count
+// ("got 9 values, want one per server (10)") or check's.
+func CheckPerServer[T int | float64](xs []T, n int, check func(j int, x T) string) string {
+	if len(xs) != n {
+		return fmt.Sprintf("got %d values, want one per server (%d)", len(xs), n)
+	}
+	for j, x := range xs {
+		if msg := check(j, x); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}

@@ -50,3 +50,46 @@ func TestFigureFormat(t *testing.T) {
 		t.Error("Text is not a vector")
 	}
 }
+
+// The shared rates key: its values go through CheckRates in Complete, which
+// names the bad item, the count or nothing; absent, there is no value (all 1).
+func TestRatesKey(t *testing.T) {
+	keys := param.NewSet("m", "")
+	keys.Add(param.Key{Name: KeyServers, Kind: param.Int, Doc: "servers"}, RatesKey("more"))
+	if doc := keys.Key(KeyRates).Doc; !strings.HasSuffix(doc, `"" for the default; more`) {
+		t.Errorf("doc %q", doc)
+	}
+	for _, c := range []struct {
+		rates any
+		want  string
+	}{
+		{"1x3", "got 3 values, want one per server (4)"},
+		{"1x3,0", "rates[3] = 0: must be a finite rate > 0"},
+		{"1,-2,1,1", "rates[1] = -2: must be a finite rate > 0"},
+		{"1x3,NaN", "rates[3] = NaN: must be a finite rate > 0"},
+		{"1x3,Inf", "rates[3] = +Inf: must be a finite rate > 0"},
+		{"0.5x2,1.5x2", ""},
+		{nil, ""},
+	} {
+		v := keys.New()
+		if err := v.Set(KeyServers, 4); err != nil {
+			t.Fatal(err)
+		}
+		if c.rates != nil {
+			x, err := param.ParseFlag(param.Floats, c.rates.(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Set(KeyRates, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := keys.Complete(v)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("rates %v: %v, want %q", c.rates, err, c.want)
+		}
+		if c.rates == nil && v.Has(KeyRates) {
+			t.Errorf("absent rates got the value %v", v.Get(KeyRates))
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,10 +18,10 @@ import (
 
 // The keys of the redundancy model besides those of package pairs.
 const (
-	keyServers      = "servers"
+	keyServers      = model.KeyServers
 	keyLambda       = "lambda"
 	keyD            = "d"
-	keyRates        = "rates"
+	keyRates        = model.KeyRates
 	keyHorizon      = "horizon"
 	keyWarmup       = "warmup"
 	keyReplications = model.KeyReplications
@@ -54,19 +53,8 @@ func newKeys() *param.Set {
 				return ""
 			}},
 		param.Key{Name: keyRates, Kind: param.Floats, Arg: "LIST", DefaultDoc: "all 1",
-			Doc: "service rate of each server (comma-separated, one per server)",
-			Check: func(x any, v *param.Values) string {
-				xs := x.([]float64)
-				if n := v.Int(keyServers); len(xs) != n {
-					return fmt.Sprintf("got %d values, want one per server (%d)", len(xs), n)
-				}
-				for j, mu := range xs {
-					if math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0 {
-						return fmt.Sprintf("%s[%d] = %v: must be a finite rate > 0", keyRates, j, mu)
-					}
-				}
-				return ""
-			}},
+			Doc:   "service rate of each server (comma-separated, one per server)",
+			Check: func(x any, v *param.Values) string { return model.CheckRates(x.([]float64), v.Int(keyServers)) }},
 	)
 	// The pair-sampling keys: pairs before graph_seed, whose default reads
 	// pairs and seed.
