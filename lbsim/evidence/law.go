@@ -36,11 +36,8 @@ type LawOutcome struct {
 // kolmogorovSurvival is P(sup |bridge| > x) = 2 sum_{j>=1} (-1)^{j-1}
 // exp(-2 j^2 x^2), the limit of P(sqrt(n) D_n > x).
 func kolmogorovSurvival(x float64) float64 {
-	if x <= 0 {
-		return 1
-	}
 	if x < 0.2 {
-		return 1 // the series converges slowly there; the survival is 1 - 1e-19
+		return 1 // the survival is 1 - 1e-19 there, where the series converges slowly
 	}
 	s := 0.0
 	for j := 1; j <= 100; j++ {
