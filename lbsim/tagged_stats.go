@@ -176,3 +176,145 @@ func PooledGaps(logs []*TagLog, n int) (gaps []float64, rate float64) {
 	}
 	return gaps, float64(len(gaps)) / exposure
 }
+
+// PairJoint returns the time-average joint law of the lengths of two distinct
+// tagged servers, pooled over the ordered pairs i != j: p[x][y] is the mean,
+// over the pairs, of the fraction of the time during which i held x tasks and
+// j held y. The tagged servers are exchangeable under an exchangeable policy,
+// so this estimates the same law as Joint(0, 1) from every pair at once; it
+// is symmetric. It is computed from the number c_x of tagged servers at each
+// length (the ordered pairs at (x, y) number c_x c_y, less c_x when x = y), so
+// its cost per event grows with the lengths held, not with the pairs. It
+// returns nil with fewer than 2 tagged servers or a log of zero length.
+func (l *TagLog) PairJoint() [][]float64 {
+	k := l.Servers
+	if k < 2 || !(l.End > l.Start) {
+		return nil
+	}
+	var p [][]float64
+	var count []int
+	l.walk(func(dt float64, n []int) {
+		clear(count)
+		for _, x := range n {
+			for len(count) <= x {
+				count = append(count, 0)
+			}
+			count[x]++
+		}
+		for len(p) < len(count) {
+			p = append(p, nil)
+		}
+		for x := range p {
+			for len(p[x]) < len(count) {
+				p[x] = append(p[x], 0)
+			}
+		}
+		for x, cx := range count {
+			if cx == 0 {
+				continue
+			}
+			for y, cy := range count {
+				pairs := cx * cy
+				if x == y {
+					pairs -= cx
+				}
+				p[x][y] += dt * float64(pairs)
+			}
+		}
+	}, nil)
+	norm := (l.End - l.Start) * float64(k*(k-1))
+	for x := range p {
+		row := make([]float64, len(p))
+		for y, v := range p[x] {
+			row[y] = v / norm
+		}
+		p[x] = row
+	}
+	return p
+}
+
+// IndependenceTV returns the total-variation distance between the joint law
+// p[x][y] = P(X = x, Y = y) and the product of its marginals,
+// (1/2) sum_{x,y} |p[x][y] - P(X = x) P(Y = y)|: 0 exactly when X and Y are
+// independent, at most 1. Rows may have different lengths (missing entries
+// are 0); p is normalised by its total mass. NaN for an empty or zero p.
+func IndependenceTV(p [][]float64) float64 {
+	var total float64
+	var px, py []float64
+	for x, row := range p {
+		for len(px) <= x {
+			px = append(px, 0)
+		}
+		for y, v := range row {
+			for len(py) <= y {
+				py = append(py, 0)
+			}
+			px[x] += v
+			py[y] += v
+			total += v
+		}
+	}
+	if !(total > 0) {
+		return math.NaN()
+	}
+	var tv float64
+	for x := range px {
+		for y := range py {
+			v := 0.0
+			if y < len(p[x]) {
+				v = p[x][y]
+			}
+			tv += math.Abs(v/total - px[x]*py[y]/(total*total))
+		}
+	}
+	return tv / 2
+}
+
+// GapSerialCorrelation returns the lag-1 correlation of the gaps at length n
+// (see Gaps) of the same tagged server, pooled over the tagged servers: the
+// correlation coefficient of the pairs (g_k, g_{k+1}) of successive gaps of
+// one server, with the pooled mean of the gaps that enter as first and as
+// second members. If the arrivals at a queue of length n are a Poisson stream
+// of rate lambda_n whatever else happens, the gaps are independent and the
+// correlation is 0 (within about 1/sqrt(pairs)). It also returns the number
+// of pairs; NaN with fewer than 2 pairs or constant gaps.
+func (l *TagLog) GapSerialCorrelation(n int) (rho float64, pairs int) {
+	clock := make([]float64, l.Servers)
+	last := make([]float64, l.Servers) // the server's previous gap, or -1
+	for j := range last {
+		last[j] = -1
+	}
+	var sx, sy, sxx, syy, sxy float64
+	l.walk(func(dt float64, lengths []int) {
+		for j, x := range lengths {
+			if x == n {
+				clock[j] += dt
+			}
+		}
+	}, func(j, before int) {
+		if before != n {
+			return
+		}
+		g := clock[j]
+		clock[j] = 0
+		if last[j] >= 0 {
+			x := last[j]
+			sx += x
+			sy += g
+			sxx += x * x
+			syy += g * g
+			sxy += x * g
+			pairs++
+		}
+		last[j] = g
+	})
+	if pairs < 2 {
+		return math.NaN(), pairs
+	}
+	m := float64(pairs)
+	vx, vy := sxx/m-(sx/m)*(sx/m), syy/m-(sy/m)*(sy/m)
+	if !(vx > 0 && vy > 0) {
+		return math.NaN(), pairs
+	}
+	return (sxy/m - (sx/m)*(sy/m)) / math.Sqrt(vx*vy), pairs
+}
