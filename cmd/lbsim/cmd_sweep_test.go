@@ -163,6 +163,16 @@ func TestSweepBadInput(t *testing.T) {
 			nil, `point 0 (lambda=0.5): pairs = "er": server 3 (and 39 others) is in no pair`},
 		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 100, "beta": 0.5}, "axes": [{"revenue": ["linear:a=1,b=1", "linear:a=1,b=1e-300"]}]}`,
 			nil, `point 1 (revenue=linear:a=1,b=1e-300): revenue = "linear:a=1,b=1e-300": no finite optimal threshold`},
+		// Sizes and bounds checked at validation: the sweep refuses before its first point runs.
+		{`{"model": "redundancy", "seed": 1, "replications": 1, "base": {"servers": 16, "lambda": 0.5, "exact": true}, "axes": [{"d": [2, 8]}]}`,
+			nil, "point 1 (d=8): servers = 16: redundancy: the exact solution is too large: at least 12871 reachable unions"},
+		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 100, "beta": 0.5}, "axes": [{"revenue": ["linear:a=1,b=1", "linear:a=0,b=0"]}]}`,
+			nil, `point 1 (revenue=linear:a=0,b=0): revenue = "linear:a=0,b=0": a = b = 0 makes the revenue rate constant`},
+		{`{"model": "csma", "seed": 1, "replications": 1, "base": {"conflict": "path:70"}, "axes": [{"targets": [[` +
+			strings.Repeat("0.3, ", 69) + `0.3], [0.5, 1e-20, ` + strings.Repeat("0.3, ", 67) + `0.3]]}]}`,
+			nil, "node 1: theta*_1 <= log(1e-20 / 0.2) = -44.44: the optimum lies beyond |theta_i| = 30"},
+		{`{"model": "flows", "seed": 1, "replications": 1, "base": {"servers": 1000, "lambda": 0.8, "policy": "bins", "bins": 10000000}, "axes": [{"horizon": [10]}]}`,
+			[]string{"--max-memory", "10MB"}, "point 0 (horizon=10): bins = 10000000: needs about"},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)
