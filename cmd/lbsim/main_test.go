@@ -202,6 +202,7 @@ func TestBadInput(t *testing.T) {
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	endless := endlessPipe(t, "1.5\n")
+	endlessPairs := endlessPipe(t, "0 1\n")
 	farID := writeFile(t, "farid.txt", "0 1\n1 4294967000\n")
 	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
@@ -454,6 +455,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sweep", "/dev/zero", "--out", filepath.Join(dir, "sw")}, `sweep file: "/dev/zero": larger than 64 MiB`, ""},
 		{[]string{"run", "/dev/urandom"}, `scenario file "/dev/urandom": larger than 64 MiB`, ""},
 		{with("--service", "empirical:file="+endless), "empirical: reading: larger than 64 MiB", ""},
+		// An endless edge list of one short pair: refused at edgelist.MaxPairs pairs (it was read to 256 MiB,
+		// 6.7e7 pairs stored, before the size limit).
+		{[]string{"csma", "--conflict", endlessPairs, "--utility", "log"}, "edge list line 16777217: more than 16777216 pairs", ""},
 		// Silent wrong answers refused: duplicate keys, case variants, an empty clique, zero types.
 		{[]string{"run", dupKey}, `servers: duplicate key "servers"`, ""},
 		{[]string{"run", caseKey}, `Servers: keys "servers" and "Servers" differ only in case`, ""},
