@@ -200,6 +200,26 @@ func TestSweepBadInput(t *testing.T) {
 			t.Errorf("YAML %q: exit %d, stdout %q, stderr %q; want exit 2 and one line: given twice", y, code, stdout, stderr)
 		}
 	}
+	// YAML 1.1 reads 010 as 8, 0x10 as 16, 1_000 as 1000 and yes as true: refused, naming the key (the
+	// sweep ran with them reinterpreted, as --seed 010 did before it was refused).
+	for _, c := range []struct{ yaml, want string }{
+		{"seed: 0x10\nreplications: 1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `seed: "0x10": YAML reads it as 16`},
+		{"seed: 1\nreplications: 1\nbase: {servers: 010, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `base.servers: "010": YAML reads it as 8`},
+		{"seed: 1\nreplications: 1\nbase: {servers: 1_000, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `base.servers: "1_000": YAML reads it as 1000`},
+		{"seed: 1\nreplications: 0b1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `replications: "0b1": YAML reads it as 1`},
+		{"seed: 1\nreplications: 1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5, +0.6]}]\n", `axes[0].lambda[1]: "+0.6": YAML reads it as 0.6`},
+		{"model: admission\nseed: 1\nreplications: 1\nbase: {servers: 10, simulate: yes}\naxes: [{beta: [0.5]}]\n", `base.simulate: "yes": YAML reads it as true; want true or false`},
+	} {
+		p := filepath.Join(t.TempDir(), "base.yml")
+		if err := os.WriteFile(p, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		count.add([]string{"sweep"})
+		code, stdout, stderr := cli(t, context.Background(), "sweep", p, "--out", filepath.Join(dir, "never"))
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("YAML %q: exit %d, stdout %q, stderr %q; want exit 2 and one line: %s", c.yaml, code, stdout, stderr, c.want)
+		}
+	}
 	if code, _, stderr := cli(t, context.Background(), "sweep", writeSpec(t, cliSweep)); code != exitUsage ||
 		!strings.Contains(stderr, "out: missing") {
 		t.Errorf("no --out: exit %d, %q", code, stderr)
