@@ -458,6 +458,8 @@ func TestBadInput(t *testing.T) {
 		// An endless edge list of one short pair: refused at edgelist.MaxPairs pairs (it was read to 256 MiB,
 		// 6.7e7 pairs stored, before the size limit).
 		{[]string{"csma", "--conflict", endlessPairs, "--utility", "log"}, "edge list line 16777217: more than 16777216 pairs", ""},
+		{[]string{"trickle", "--nodes", "4", "--graph", endlessPairs}, "edge list line 16777217: more than 16777216 pairs", ""},
+		{[]string{"trickle", "--nodes", "4", "--graph", "/dev/zero"}, `graph = "/dev/zero": graph: edge list line 1: bufio.Scanner: token too long`, ""},
 		// Silent wrong answers refused: duplicate keys, case variants, an empty clique, zero types.
 		{[]string{"run", dupKey}, `servers: duplicate key "servers"`, ""},
 		{[]string{"run", caseKey}, `Servers: keys "servers" and "Servers" differ only in case`, ""},
