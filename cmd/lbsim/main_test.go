@@ -965,6 +965,7 @@ func TestEveryModelHostile(t *testing.T) {
 	// 200 KB of nested brackets: refused by depth, in bounded memory.
 	nested := writeFile(t, "nested.json", strings.Repeat("[", 100000)+strings.Repeat("]", 100000))
 	nestedObj := writeFile(t, "nestedobj.json", strings.Repeat(`{"a":`, 20000)+"1"+strings.Repeat("}", 20000))
+	dir := t.TempDir()
 	cases := []struct {
 		args []string
 		want string
@@ -976,6 +977,11 @@ func TestEveryModelHostile(t *testing.T) {
 		{[]string{dup}, `seed: duplicate key "seed"`},
 		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
 		{[]string{"--max-memory", "0"}, `max_memory = "0": must be a size > 0`},
+		{[]string{"--max-memory", "1e999"}, `max_memory = "1e999": must be a size > 0`},
+		{[]string{"--max-events", "-1"}, `max_events = "-1": must be a number of events >= 0`},
+		{[]string{"--max-events", "1", "--max-events", "2"}, "--max-events given twice"},
+		{[]string{"-"}, "standard input: malformed JSON: EOF"}, // stdin is empty
+		{[]string{dir}, `scenario file "` + dir + `": read ` + dir + `: is a directory`},
 	}
 	names := []string{"run", "exact", "meanfield"}
 	for _, c := range modelCommands() {
