@@ -16,7 +16,7 @@ require (
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	go.yaml.in/yaml/v2 v2.4.2 // indirect
+	go.yaml.in/yaml/v2 v2.4.2
 	golang.org/x/exp v0.0.0-20250106191152-7588d65b2ba8 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )

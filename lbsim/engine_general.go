@@ -170,8 +170,9 @@ func runGeneral(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	counts := func(i int) int64 { return int64(s.Count(i)) }
 	var events int64
 	draining, drainEnd := false, math.Inf(1)
+	checkMask := uses.checkMask()
 	for {
-		if events&(checkEvery-1) == 0 {
+		if events&checkMask == 0 {
 			if err := check(t); err != nil {
 				return nil, err
 			}

@@ -116,8 +116,9 @@ func runServers(ctx context.Context, sc *Scenario, r *rand.Rand, src *rand.PCG, 
 	}
 	rate, invRate, rateBusy := 0.0, 0.0, int32(-1)
 	var cut fastrand.ArrivalCut
+	checkMask := uses.checkMask()
 	for {
-		if events&(checkEvery-1) == 0 {
+		if events&checkMask == 0 {
 			if err := check(t); err != nil {
 				return nil, err
 			}

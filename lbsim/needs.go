@@ -30,6 +30,13 @@ type Needs struct {
 	// idleBits: Dispatch reads State.idleBits (scans for an idle server),
 	// which the engine then keeps (one bit flip per idle<->busy transition).
 	idleBits bool
+	// slowDispatch: one Dispatch can take O(N) work (it tests the servers
+	// of a level one by one against an implicit graph: about N/degree tests
+	// an arrival on er-implicit), so the engines check for cancellation
+	// after every event instead of every checkEvery events, and a signal
+	// ends a run of 10^7 servers within a second. The checks do not change
+	// any draw.
+	slowDispatch bool
 	// inline is the engines' own dispatch rule that Dispatch follows.
 	inline inlineRule
 }
@@ -47,6 +54,16 @@ func NeedsOf(p Policy) Needs {
 		return d.Uses()
 	}
 	return Needs{}
+}
+
+// checkMask returns the mask m of the engines' checks for cancellation and
+// progress: they check when events&m == 0, every checkEvery events, or
+// every event for a policy with slowDispatch.
+func (n Needs) checkMask() int64 {
+	if n.slowDispatch {
+		return 0
+	}
+	return checkEvery - 1
 }
 
 // inlineKind names a dispatch rule that the engines carry out themselves,

@@ -87,12 +87,13 @@ func (p *neighbourJSQ) Name() string {
 // bits on graphs whose neighbour lists Dispatch reads (the scan reads them,
 // see shortestAmong).
 func (p *neighbourJSQ) Uses() Needs {
-	order := false
+	order, hashed := false, false
 	if p.g != nil {
-		_, hashed := p.g.PairHash()
+		_, hashed = p.g.PairHash()
 		order = p.g.IsComplete() || hashed && !p.firstIdle
 	}
-	return Needs{Origin: true, ShortestOrder: order, idleBits: p.g != nil && !p.g.IsComplete() && !order}
+	return Needs{Origin: true, ShortestOrder: order, idleBits: p.g != nil && !p.g.IsComplete() && !order,
+		slowDispatch: hashed}
 }
 
 // checkGraph validates g against a system of n servers for the graph policies.

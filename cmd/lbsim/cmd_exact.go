@@ -231,7 +231,7 @@ func exactCommand(ctx context.Context, args []string, stdin io.Reader, stdout, _
 	if sol.Note != "" {
 		out["note"] = sol.Note
 	}
-	data, err := encodeResult(out)
+	data, err := encodeResult(ctx, func() any { return out })
 	if err != nil {
 		return err
 	}

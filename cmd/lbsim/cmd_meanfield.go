@@ -366,7 +366,7 @@ func meanfieldCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		}
 		out["refined"] = refinedOutput(r, servers)
 	}
-	data, err := encodeResult(out)
+	data, err := encodeResult(ctx, func() any { return out })
 	if err != nil {
 		return err
 	}

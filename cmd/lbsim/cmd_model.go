@@ -104,21 +104,26 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	if err != nil {
 		return err
 	}
-	figures := map[string]any{}
-	for _, f := range out.Figures {
-		if f.IsVector() {
-			figures[f.Name] = jsonValues(f.Vector)
-			if f.VectorCI95 != nil {
-				figures[f.Name+"_ci95"] = jsonValues(f.VectorCI95)
+	// The figures' JSON values are built with the encoding: both can take
+	// seconds for a long vector (a revenue curve of 10^7 thresholds), and a
+	// signal then ends the command at once.
+	data, err := encodeResult(ctx, func() any {
+		figures := map[string]any{}
+		for _, f := range out.Figures {
+			if f.IsVector() {
+				figures[f.Name] = jsonValues(f.Vector)
+				if f.VectorCI95 != nil {
+					figures[f.Name+"_ci95"] = jsonValues(f.VectorCI95)
+				}
+				continue
 			}
-			continue
+			figures[f.Name] = jsonValue(f.Value)
+			if f.CI95 != nil {
+				figures[f.Name+"_ci95"] = jsonValue(*f.CI95)
+			}
 		}
-		figures[f.Name] = jsonValue(f.Value)
-		if f.CI95 != nil {
-			figures[f.Name+"_ci95"] = jsonValue(*f.CI95)
-		}
-	}
-	data, err := encodeResult(map[string]any{"model": m.Name, "scenario": v, "figures": figures, "result": out.Result})
+		return map[string]any{"model": m.Name, "scenario": v, "figures": figures, "result": out.Result}
+	})
 	if err != nil {
 		return err
 	}
@@ -137,13 +142,30 @@ func runModel(ctx context.Context, m *model.Model, args []string, stdin io.Reade
 	return o.commit(ctx, stdout, data)
 }
 
-// encodeResult is the JSON a command prints: indented by two spaces.
-func encodeResult(v any) ([]byte, error) {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, failure(fmt.Errorf("encoding the result: %w", err))
+// encodeResult is the JSON a command prints, indented by two spaces, of
+// the value build returns. build and the encoding run in a goroutine of
+// their own: if ctx is done first (a signal during the encoding of a large
+// result), encodeResult returns ctx's error at once (exit 130) and leaves
+// the goroutine to end with the process.
+func encodeResult(ctx context.Context, build func() any) ([]byte, error) {
+	type encoded struct {
+		data []byte
+		err  error
 	}
-	return append(data, '\n'), nil
+	done := make(chan encoded, 1)
+	go func() {
+		data, err := json.MarshalIndent(build(), "", "  ")
+		done <- encoded{data, err}
+	}()
+	select {
+	case e := <-done:
+		if e.err != nil {
+			return nil, failure(fmt.Errorf("encoding the result: %w", e.err))
+		}
+		return append(e.data, '\n'), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // writeResult writes a command's result on stdout, the last thing it does,

@@ -115,7 +115,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 
-	out, err := encodeResult(res)
+	out, err := encodeResult(ctx, func() any { return res })
 	if err != nil {
 		return err
 	}

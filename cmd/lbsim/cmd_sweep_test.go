@@ -163,6 +163,16 @@ func TestSweepBadInput(t *testing.T) {
 			nil, `point 0 (lambda=0.5): pairs = "er": server 3 (and 39 others) is in no pair`},
 		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 100, "beta": 0.5}, "axes": [{"revenue": ["linear:a=1,b=1", "linear:a=1,b=1e-300"]}]}`,
 			nil, `point 1 (revenue=linear:a=1,b=1e-300): revenue = "linear:a=1,b=1e-300": no finite optimal threshold`},
+		// Sizes and bounds checked at validation: the sweep refuses before its first point runs.
+		{`{"model": "redundancy", "seed": 1, "replications": 1, "base": {"servers": 16, "lambda": 0.5, "exact": true}, "axes": [{"d": [2, 8]}]}`,
+			nil, "point 1 (d=8): servers = 16: redundancy: the exact solution is too large: at least 12871 reachable unions"},
+		{`{"model": "admission", "seed": 1, "replications": 1, "base": {"servers": 100, "beta": 0.5}, "axes": [{"revenue": ["linear:a=1,b=1", "linear:a=0,b=0"]}]}`,
+			nil, `point 1 (revenue=linear:a=0,b=0): revenue = "linear:a=0,b=0": a = b = 0 makes the revenue rate constant`},
+		{`{"model": "csma", "seed": 1, "replications": 1, "base": {"conflict": "path:70"}, "axes": [{"targets": [[` +
+			strings.Repeat("0.3, ", 69) + `0.3], [0.5, 1e-20, ` + strings.Repeat("0.3, ", 67) + `0.3]]}]}`,
+			nil, "node 1: theta*_1 <= log(1e-20 / 0.2) = -44.44: the optimum lies beyond |theta_i| = 30"},
+		{`{"model": "flows", "seed": 1, "replications": 1, "base": {"servers": 1000, "lambda": 0.8, "policy": "bins", "bins": 10000000}, "axes": [{"horizon": [10]}]}`,
+			[]string{"--max-memory", "10MB"}, "point 0 (horizon=10): bins = 10000000: needs about"},
 	} {
 		out := filepath.Join(dir, "never")
 		args := append([]string{"sweep", writeSpec(t, tc.spec), "--out", out}, tc.args...)
@@ -188,6 +198,26 @@ func TestSweepBadInput(t *testing.T) {
 		code, stdout, stderr := cli(t, context.Background(), "sweep", p, "--out", filepath.Join(dir, "never"))
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "given twice (give each key once)") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("YAML %q: exit %d, stdout %q, stderr %q; want exit 2 and one line: given twice", y, code, stdout, stderr)
+		}
+	}
+	// YAML 1.1 reads 010 as 8, 0x10 as 16, 1_000 as 1000 and yes as true: refused, naming the key (the
+	// sweep ran with them reinterpreted, as --seed 010 did before it was refused).
+	for _, c := range []struct{ yaml, want string }{
+		{"seed: 0x10\nreplications: 1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `seed: "0x10": YAML reads it as 16`},
+		{"seed: 1\nreplications: 1\nbase: {servers: 010, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `base.servers: "010": YAML reads it as 8`},
+		{"seed: 1\nreplications: 1\nbase: {servers: 1_000, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `base.servers: "1_000": YAML reads it as 1000`},
+		{"seed: 1\nreplications: 0b1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5]}]\n", `replications: "0b1": YAML reads it as 1`},
+		{"seed: 1\nreplications: 1\nbase: {servers: 10, policy: jsq}\naxes: [{lambda: [0.5, +0.6]}]\n", `axes[0].lambda[1]: "+0.6": YAML reads it as 0.6`},
+		{"model: admission\nseed: 1\nreplications: 1\nbase: {servers: 10, simulate: yes}\naxes: [{beta: [0.5]}]\n", `base.simulate: "yes": YAML reads it as true; want true or false`},
+	} {
+		p := filepath.Join(t.TempDir(), "base.yml")
+		if err := os.WriteFile(p, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		count.add([]string{"sweep"})
+		code, stdout, stderr := cli(t, context.Background(), "sweep", p, "--out", filepath.Join(dir, "never"))
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("YAML %q: exit %d, stdout %q, stderr %q; want exit 2 and one line: %s", c.yaml, code, stdout, stderr, c.want)
 		}
 	}
 	if code, _, stderr := cli(t, context.Background(), "sweep", writeSpec(t, cliSweep)); code != exitUsage ||

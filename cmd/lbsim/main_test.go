@@ -202,6 +202,7 @@ func TestBadInput(t *testing.T) {
 	unknownKey := writeFile(t, "unknown.json", `{"servers": 10, "lambda": 0.5, "policy": "jsq", "colour": 1}`)
 	wrongType := writeFile(t, "type.json", `{"servers": "ten", "lambda": 0.5, "policy": "jsq"}`)
 	endless := endlessPipe(t, "1.5\n")
+	endlessPairs := endlessPipe(t, "0 1\n")
 	farID := writeFile(t, "farid.txt", "0 1\n1 4294967000\n")
 	hugeSweep := writeFile(t, "huge.json", `{"seed": 1, "replications": 1, "base": {"servers": 10, "policy": "jsq"},
 		"axes": [{"lambda": {"from": 0.1, "to": 0.9, "count": 10000}}, {"horizon": {"from": 10, "to": 20, "count": 1000}}]}`)
@@ -416,9 +417,49 @@ func TestBadInput(t *testing.T) {
 		{[]string{"redundancy", "--servers", "1e9", "--lambda", "0.5", "--horizon", "0.001", "--max-memory", "8GB"}, "servers = 1000000000: needs about", ""},
 		{[]string{"redundancy", "--servers", "1e5", "--lambda", "0.5", "--d", "1e5", "--horizon", "0.01", "--max-memory", "8GB"}, "d = 100000: needs about", ""},
 		{[]string{"sweep", hugeSweep, "--list", "--max-memory", "8GB"}, "axes (10000000 points): needs about 20.5 GB", ""},
+		// The other models' estimates (Model.Memory, Model.Cost), naming the key that drives them; each
+		// input ran without a limit before (a revenue curve of 1.6e7 thresholds took 6.5 GB).
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "0:1000000", "--max-memory", "100MB"},
+			`thresholds = "0:1000000": needs about 480 MB of memory, above the limit of 100 MB`, ""},
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--thresholds", "0:16000000", "--max-events", "1e6"},
+			`thresholds = "0:16000000": expects about 1.6e+07 events`, ""},
+		{[]string{"admission", "--servers", "1e15", "--beta", "0.5", "--max-events", "1e6"}, "servers = 1000000000000000: expects about 1.3e+09 events", ""},
+		{[]string{"admission", "--servers", "1e6", "--beta", "0.5", "--simulate", "--horizon", "1", "--max-memory", "1MB"}, "servers = 1000000: needs about 24 MB", ""},
+		{[]string{"trickle", "--nodes", "1e6", "--max-memory", "1MB"}, "nodes = 1000000: needs about 128 MB", ""},
+		{[]string{"trickle", "--nodes", "1e6", "--topology", "geometric", "--radius", "0.006", "--max-memory", "100MB"}, "radius = 0.006: needs about 1.03 GB", ""},
+		{[]string{"trickle", "--nodes", "10000", "--topology", "geometric", "--radius", "0.1", "--max-events", "1e6"}, "radius = 0.1: expects about 3.16e+09 events", ""},
+		{[]string{"trickle", "--nodes", "10", "--horizon", "2", "--imin", "1e-12", "--max-events", "100"}, "imin = 1e-12: expects about 838 events", ""},
+		{[]string{"csma", "--conflict", "path:100000", "--targets", "0.3x100000", "--max-memory", "10MB"}, `conflict = "path:100000": needs about 380 MB`, ""},
+		{[]string{"csma", "--conflict", "path:4", "--targets", "0.5,0.3,0.3,0.5", "--max-events", "1000"}, "windows = 1000: expects about 8e+05 events", ""},
+		{[]string{"csma", "--conflict", "path:1000", "--targets", "0.3x1000", "--theta-trace", traj, "--max-memory", "10MB"},
+			`theta_trace = "` + traj + `": needs about 67.9 MB`, ""},
+		{[]string{"flows", "--servers", "1e6", "--lambda", "0.8", "--policy", "jsq", "--horizon", "2", "--max-memory", "10MB"}, "servers = 1000000: needs about 140 MB", ""},
+		{[]string{"flows", "--servers", "1000", "--lambda", "0.8", "--policy", "bins", "--bins", "1e7", "--max-memory", "10MB"}, "bins = 10000000: needs about 86.2 MB", ""},
+		{[]string{"flows", "--servers", "1e5", "--lambda", "0.8", "--policy", "sticky", "--packets-per-flow", "1000", "--packet-rate", "0.01", "--horizon", "5", "--max-memory", "10MB"},
+			"packet_rate = 0.01: needs about 196 MB", ""},
+		{[]string{"flows", "--servers", "10", "--lambda", "0.5", "--policy", "bins", "--bins", "1000", "--bin-remap-rate", "1000", "--max-events", "1e6"},
+			"bin_remap_rate = 1000: expects about 1e+09 events", ""},
+		// Redundancy's estimate was 6 times below the measured peak (88 MB for 517 MB).
+		{[]string{"redundancy", "--servers", "1e6", "--lambda", "0.5", "--max-memory", "600MB"}, "servers = 1000000: needs about 752 MB", ""},
+		{[]string{"redundancy", "--servers", "1e5", "--lambda", "0.5", "--replications", "100", "--max-memory", "1GB"}, "replications = 100: needs about 1.35 GB", ""},
+		// The exact solution's size is checked before its unions are enumerated, at validation (d = 10 of 20
+		// servers enumerated for minutes, ignoring SIGINT, before its check).
+		{[]string{"redundancy", "--servers", "20", "--lambda", "0.5", "--exact", "--d", "10"},
+			"servers = 20: redundancy: the exact solution is too large: at least 184757 reachable unions x 184756 sets", ""},
+		// A constant revenue rate: every threshold optimal, bounds on eta* that contradicted its limit.
+		{[]string{"admission", "--servers", "100", "--beta", "0.5", "--revenue", "linear:a=0,b=0"}, `revenue = "linear:a=0,b=0": a = b = 0 makes the revenue rate constant`, ""},
+		// csma targets whose optimum lies beyond |theta| = 30 on a graph too large to solve exactly: refused at
+		// validation by bounds on theta* (the run stopped with "theta diverged").
+		{[]string{"csma", "--conflict", "path:1000", "--targets", "0.5,1e-20,0.3x998"},
+			"node 1: theta*_1 <= log(1e-20 / 0.2) = -44.44: the optimum lies beyond |theta_i| = 30", ""},
 		{[]string{"sweep", "/dev/zero", "--out", filepath.Join(dir, "sw")}, `sweep file: "/dev/zero": larger than 64 MiB`, ""},
 		{[]string{"run", "/dev/urandom"}, `scenario file "/dev/urandom": larger than 64 MiB`, ""},
 		{with("--service", "empirical:file="+endless), "empirical: reading: larger than 64 MiB", ""},
+		// An endless edge list of one short pair: refused at edgelist.MaxPairs pairs (it was read to 256 MiB,
+		// 6.7e7 pairs stored, before the size limit).
+		{[]string{"csma", "--conflict", endlessPairs, "--utility", "log"}, "edge list line 16777217: more than 16777216 pairs", ""},
+		{[]string{"trickle", "--nodes", "4", "--graph", endlessPairs}, "edge list line 16777217: more than 16777216 pairs", ""},
+		{[]string{"trickle", "--nodes", "4", "--graph", "/dev/zero"}, `graph = "/dev/zero": graph: edge list line 1: bufio.Scanner: token too long`, ""},
 		// Silent wrong answers refused: duplicate keys, case variants, an empty clique, zero types.
 		{[]string{"run", dupKey}, `servers: duplicate key "servers"`, ""},
 		{[]string{"run", caseKey}, `Servers: keys "servers" and "Servers" differ only in case`, ""},
@@ -924,6 +965,7 @@ func TestEveryModelHostile(t *testing.T) {
 	// 200 KB of nested brackets: refused by depth, in bounded memory.
 	nested := writeFile(t, "nested.json", strings.Repeat("[", 100000)+strings.Repeat("]", 100000))
 	nestedObj := writeFile(t, "nestedobj.json", strings.Repeat(`{"a":`, 20000)+"1"+strings.Repeat("}", 20000))
+	dir := t.TempDir()
 	cases := []struct {
 		args []string
 		want string
@@ -935,6 +977,11 @@ func TestEveryModelHostile(t *testing.T) {
 		{[]string{dup}, `seed: duplicate key "seed"`},
 		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
 		{[]string{"--max-memory", "0"}, `max_memory = "0": must be a size > 0`},
+		{[]string{"--max-memory", "1e999"}, `max_memory = "1e999": must be a size > 0`},
+		{[]string{"--max-events", "-1"}, `max_events = "-1": must be a number of events >= 0`},
+		{[]string{"--max-events", "1", "--max-events", "2"}, "--max-events given twice"},
+		{[]string{"-"}, "standard input: malformed JSON: EOF"}, // stdin is empty
+		{[]string{dir}, `scenario file "` + dir + `": read ` + dir + `: is a directory`},
 	}
 	names := []string{"run", "exact", "meanfield"}
 	for _, c := range modelCommands() {

@@ -59,7 +59,8 @@ func (l Limit) EtaBounds(r Revenue) (lower, upper float64, err error) {
 
 // rootNonincreasing returns the point where the nonincreasing h changes
 // sign from >= 0 to < 0 on [0, maxEta] (0 if h(0) < 0, +Inf if h stays >= 0),
-// by doubling then bisection to EtaTolerance.
+// by doubling then bisection to EtaTolerance (a root below it to
+// EtaTolerance relative to itself, see bisect).
 func (l Limit) rootNonincreasing(h func(float64) float64) float64 {
 	if h(0) < 0 {
 		return 0
@@ -71,9 +72,47 @@ func (l Limit) rootNonincreasing(h func(float64) float64) float64 {
 			return math.Inf(1)
 		}
 	}
+	return bisect(lo, hi, func(eta float64) bool { return h(eta) >= 0 })
+}
+
+// MinEta is the smallest root bisect resolves: a root below it is 0.
+const MinEta = 1e-300
+
+// bisect narrows [lo, hi], where before(lo) holds and before(hi) does not,
+// to EtaTolerance, and returns its midpoint. A root below EtaTolerance (lo
+// still 0 once the bracket is that narrow) is resolved further, to
+// EtaTolerance relative to itself, down to MinEta (then 0): with the
+// absolute tolerance alone every such root came out as 2^-34 = 5.8e-11,
+// for a linear revenue with b = 10^12 or 10^30 alike, and the revenue
+// there was negative. Roots above 2^-33 are found as before, to the bit.
+func bisect(lo, hi float64, before func(float64) bool) float64 {
 	for hi-lo > 2*EtaTolerance {
 		mid := lo + (hi-lo)/2
-		if h(mid) >= 0 {
+		if before(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if lo > 0 {
+		return lo + (hi-lo)/2
+	}
+	for lo == 0 {
+		if hi < MinEta {
+			return 0
+		}
+		if mid := hi / 2; before(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	for hi-lo > 2*EtaTolerance*lo {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if before(mid) {
 			lo = mid
 		} else {
 			hi = mid

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // System is an M/M/s queue in the QED regime: Servers unit-rate servers and
@@ -40,6 +42,19 @@ func (sys System) Check() error {
 // underflow is where a term's log-weight, relative to the largest, is
 // dropped: exp(-750) is below the smallest float64.
 const underflow = 750
+
+// pollEvery is how many states the scans add between checks for an
+// interrupt (param.Interrupted): a scan over s = 10^15 servers adds about
+// 10^9 states, a minute of work.
+const pollEvery = 1 << 16
+
+// interrupted is param.Interrupted every pollEvery steps (step k).
+func interrupted(k int) error {
+	if k%pollEvery != 0 {
+		return nil
+	}
+	return param.Interrupted()
+}
 
 // sums accumulates N = Σ w_k r_k and Z = Σ w_k over states given by their
 // log-weights, scaled by exp(-m) with m the largest log-weight so far (an
@@ -93,6 +108,9 @@ func newScan(sys System, r Revenue) (*scan, error) {
 		if float64(k+1) < lambda && lw < sc.acc.m-underflow {
 			break // log((j+1)/lambda) < 0 for every j < k: the rest is smaller still
 		}
+		if err := interrupted(k); err != nil {
+			return nil, err
+		}
 		sc.acc.add(lw, r.At(float64(k-s)/sc.sqrtS))
 	}
 	return sc, nil
@@ -142,6 +160,9 @@ func (sys System) RevenueCurve(r Revenue, lo, hi int) ([]float64, error) {
 		if sc.tau == hi {
 			return out, nil
 		}
+		if err := interrupted(sc.tau); err != nil {
+			return nil, err
+		}
 		sc.next()
 	}
 }
@@ -190,6 +211,9 @@ func (sys System) OptimalThreshold(r Revenue) (Optimum, error) {
 		}
 		if sc.tau >= limit {
 			return Optimum{}, fmt.Errorf("%w (searched thresholds up to %d)", ErrNoOptimum, limit)
+		}
+		if err := interrupted(sc.tau); err != nil {
+			return Optimum{}, err
 		}
 		sc.next()
 	}

@@ -252,7 +252,8 @@ func (l Limit) maxEta() float64 {
 // OptimalEta returns eta*, the maximiser of R(eta) over eta >= 0, as the
 // root of the fundamental equation r(eta) = R(eta): it brackets the root
 // by doubling from 1 (the sign of r - R is + before it and - after it),
-// then bisects to EtaTolerance. It returns ErrNoOptimum if r - R is still
+// then bisects to EtaTolerance (a root below it to EtaTolerance relative to
+// itself, see bisect). It returns ErrNoOptimum if r - R is still
 // positive at min(1e4, 700/|beta|), or an error if CheckRevenue rejects r.
 func (l Limit) OptimalEta(r Revenue) (LimitOptimum, error) {
 	if err := CheckRevenue(r); err != nil {
@@ -272,15 +273,10 @@ func (l Limit) OptimalEta(r Revenue) (LimitOptimum, error) {
 			return LimitOptimum{}, fmt.Errorf("%w (r(eta) > R(eta) up to eta = %v)", ErrNoOptimum, lo)
 		}
 	}
-	for hi-lo > 2*EtaTolerance {
-		mid := lo + (hi-lo)/2
-		if ev.fundamental(mid) > 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	eta := 0.0
+	if hi > 0 {
+		eta = bisect(lo, hi, func(eta float64) bool { return ev.fundamental(eta) > 0 })
 	}
-	eta := lo + (hi-lo)/2
 	n, z := ev.nz(eta)
 	return LimitOptimum{Eta: eta, Revenue: n / z}, nil
 }

@@ -47,7 +47,7 @@ func newKeys() *param.Set {
 				return ""
 			}},
 		param.Key{Name: keyRevenue, Kind: param.String, Arg: "LAW", DefaultDoc: "linear:a=1,b=1",
-			Default: param.Constant("linear:a=1,b=1"), Range: "linear:a=A,b=B or exponential:a=A,b=B with A, B >= 0",
+			Default: param.Constant("linear:a=1,b=1"), Range: "linear:a=A,b=B or exponential:a=A,b=B with A >= 0, B > 0",
 			Doc: "revenue rate r((k-s)/sqrt(s)) in state k: linear r(x) = 1+a*x (x <= 0), 1-b*x (x > 0); exponential r(x) = exp(a*x) (x <= 0), exp(-b*x) (x > 0)",
 			Check: func(x any, _ *param.Values) string {
 				if _, err := ParseRevenue(x.(string)); err != nil {
@@ -121,8 +121,14 @@ func validate(v *param.Values) error {
 	case Exponential:
 		a, b = r.A, r.B
 	}
-	if b == 0 && a > 0 {
+	switch {
+	case b == 0 && a > 0:
 		return fmt.Errorf("%s = %q: b = 0 gives no finite optimal threshold (r is flat above 0, so admitting more always pays); give b > 0",
+			keyRevenue, v.String(keyRevenue))
+	case b == 0:
+		// r = 1 everywhere: R_s(tau) = 1 for every tau, and the bounds on
+		// eta* (the roots of functions that vanish identically) are noise.
+		return fmt.Errorf("%s = %q: a = b = 0 makes the revenue rate constant, so every threshold earns the same and none is optimal; give b > 0",
 			keyRevenue, v.String(keyRevenue))
 	}
 	if v.Bool(keySimulate) && sys.Servers > MaxSimServers {
@@ -172,6 +178,10 @@ func solve(v *param.Values) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("%s = %q: the bounds on eta*: %v", keyRevenue, law, err)
 	}
+	// The bounds hold exactly; computed, they can miss eta* by rounding
+	// where the functions whose roots they are vanish at eta* = 0 (a = 0:
+	// a lower bound of 2e-162 beside eta* = 0). They are stated as bounds.
+	lower, upper = math.Min(lower, lim.Eta), math.Max(upper, lim.Eta)
 	res = Result{Servers: sys.Servers, Beta: sys.Beta, Lambda: sys.Lambda(), Revenue: fmt.Sprint(r),
 		OptimalThreshold: opt.Threshold, ThresholdScaled: float64(opt.Threshold) / math.Sqrt(float64(sys.Servers)),
 		OptimalRevenue: opt.Revenue, EtaLimit: lim.Eta, RevenueLimit: lim.Revenue,
@@ -239,6 +249,13 @@ type Result struct {
 // revenue_limit, eta_lower_bound, eta_upper_bound, then revenue_curve (with thresholds) and
 // simulated_revenue with its half-width and events (with simulate).
 func (res *Result) Figures() []model.Figure {
+	figs, _ := res.figures(context.Background())
+	return figs
+}
+
+// figures is Figures, cut short with ctx's error once ctx is done (the
+// revenue curve can hold 10^7 values).
+func (res *Result) figures(ctx context.Context) ([]model.Figure, error) {
 	figs := []model.Figure{
 		model.Int("optimal_threshold", int64(res.OptimalThreshold)),
 		model.Float("threshold_scaled", res.ThresholdScaled),
@@ -249,13 +266,17 @@ func (res *Result) Figures() []model.Figure {
 		model.Float("eta_upper_bound", res.etaUpper),
 	}
 	if res.Curve != nil {
-		figs = append(figs, model.Vector("revenue_curve", res.Curve, nil, math.NaN()))
+		curve, err := model.VectorContext(ctx, "revenue_curve", res.Curve, nil, math.NaN())
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, curve)
 	}
 	if sim := res.Simulation; sim != nil {
 		figs = append(figs, model.FloatCI("simulated_revenue", sim.Revenue, sim.RevenueCI95),
 			model.Int("events", sim.Events))
 	}
-	return figs
+	return figs, nil
 }
 
 // Model is the admission model of the experiment layer: `lbsim admission`
@@ -267,14 +288,62 @@ var Model = &model.Model{
 	Keys:     Keys,
 	Run:      runPoint,
 	Validate: validate,
-	Cost: func(v *param.Values) float64 {
-		cost := 1 + math.Sqrt(float64(v.Int(keyServers)))
+	Memory:   memory,
+	Cost:     cost,
+	CostKey: func(v *param.Values) string {
 		if v.Bool(keySimulate) {
-			s := float64(v.Int(keyServers))
-			cost += 2 * s * v.Float(model.KeyHorizon) * float64(v.Int(model.KeyReplications))
+			return model.KeyHorizon
 		}
-		return cost
+		if v.Has(keyThresholds) {
+			return keyThresholds
+		}
+		return keyServers
 	},
+}
+
+// BytesPerCurvePoint is what memory counts for each threshold of a revenue
+// curve: its value, the cache's copy, its figure (a string) and its JSON in
+// the result and the figures. Measured: 416 bytes of peak resident memory per
+// threshold for `lbsim admission --thresholds 0:N` at N = 10^6 and 4*10^6
+// (TestModelMemoryEstimates checks the bytes allocated against it).
+const BytesPerCurvePoint = 480
+
+// memory is Model.Memory: the revenue curve (thresholds), else the table of
+// revenue rates of a simulation, one per state up to servers plus the
+// largest threshold searched (servers).
+func memory(v *param.Values) (float64, string) {
+	bytes, key := 0.0, keyServers
+	if v.Bool(keySimulate) {
+		s := v.Int(keyServers)
+		bytes = 8 * float64(s+MaxThreshold(s))
+	}
+	if v.Has(keyThresholds) {
+		if lo, hi, err := parseRange(v.String(keyThresholds)); err == nil {
+			if c := BytesPerCurvePoint * float64(hi-lo+1); c > bytes {
+				bytes, key = c, keyThresholds
+			}
+		}
+	}
+	return bytes, key
+}
+
+// cost is Model.Cost: the states that the exact solution adds (below
+// servers until the weights underflow, about 40 standard deviations
+// sqrt(servers); above it up to the optimal threshold, of the order of
+// sqrt(servers); up to the curve's last threshold), then the simulation's
+// events.
+func cost(v *param.Values) float64 {
+	s := float64(v.Int(keyServers))
+	c := 1 + math.Min(s, 40*math.Sqrt(s)) + math.Sqrt(s)
+	if v.Has(keyThresholds) {
+		if _, hi, err := parseRange(v.String(keyThresholds)); err == nil {
+			c += float64(hi)
+		}
+	}
+	if v.Bool(keySimulate) {
+		c += 2 * s * v.Float(model.KeyHorizon) * float64(v.Int(model.KeyReplications))
+	}
+	return c
 }
 
 func init() { model.MustRegister(Model) }
@@ -303,7 +372,11 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	} else if progress != nil {
 		progress(1)
 	}
-	out := &model.Outcome{Figures: res.Figures(), Result: res}
+	figs, err := res.figures(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.Outcome{Figures: figs, Result: res}
 	if sim := res.Simulation; sim != nil {
 		for _, x := range sim.PerReplication {
 			out.PerReplication = append(out.PerReplication, []model.Figure{model.Float("simulated_revenue", x)})

@@ -93,6 +93,7 @@ func TestModelErrors(t *testing.T) {
 		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "cubic"}, `revenue = "cubic": family "cubic": unknown`},
 		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "linear:a=1,b=-2"}, `revenue = "linear:a=1,b=-2": b = -2: must be`},
 		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "exponential:a=1,b=0"}, "b = 0 gives no finite optimal threshold"},
+		{map[string]any{"servers": 4, "beta": 0.5, "revenue": "linear:a=0,b=0"}, "a = b = 0 makes the revenue rate constant"},
 		{map[string]any{"servers": 4, "beta": 0.5, "thresholds": "3"}, `thresholds = "3": want LO:HI`},
 		{map[string]any{"servers": 2_000_000, "beta": 0.5, "simulate": true}, "servers = 2000000: simulate takes at most"},
 		// Found by solving the point: no optimum within MaxThreshold, figures that overflow.
@@ -109,6 +110,45 @@ func TestModelErrors(t *testing.T) {
 		_, err := m.Point(v, 0, 1)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%v: got %v, want %q", c.set, err, c.want)
+		}
+	}
+}
+
+// Roots below the absolute tolerance EtaTolerance are resolved relative to
+// themselves, and the bounds hold around them: at b = 10^12 and 10^30 eta*
+// is about 1e-12 and 1e-30 (the closed form at beta = 0), where bisection to
+// the absolute tolerance gave 2^-34 = 5.8e-11 for all three figures; at a = 0
+// eta* = 0 and the bounds were 5.8e-11, above it.
+func TestTinyOptimum(t *testing.T) {
+	for _, b := range []float64{1e12, 1e30} {
+		got, err := Limit{Beta: 0}.OptimalEta(Linear{A: 1, B: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// LinearEtaBetaZero's (-1 + sqrt(1 + 8 (a/b) phi^2))/(2 phi), rationalised
+		// (it cancels to 0 at b = 10^30).
+		p := normPDF(0)
+		if want := 4 * p / b / (1 + math.Sqrt(1+8*p*p/b)); !(math.Abs(got.Eta-want) <= 1e-9*want) {
+			t.Errorf("b = %g: eta* = %v, want %v (closed form) to 1e-9 relative", b, got.Eta, want)
+		}
+	}
+	for _, law := range []string{"linear:a=1,b=1e12", "linear:a=1,b=1e30", "linear:a=0,b=1", "exponential:a=0,b=3", "exponential:a=2,b=1e15"} {
+		v := Model.Keys.New()
+		for k, x := range map[string]any{"servers": 100, "beta": 0.5, "revenue": law} {
+			if err := v.Set(k, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v, err := Model.Point(v, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := solve(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.EtaLower <= res.EtaLimit && res.EtaLimit <= res.etaUpper) || res.EtaLimit == 0x1p-34 {
+			t.Errorf("%s: bounds %v <= eta* = %v <= %v do not hold, or eta* is the tolerance's 2^-34", law, res.EtaLower, res.EtaLimit, res.etaUpper)
 		}
 	}
 }

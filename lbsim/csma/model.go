@@ -8,7 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/model"
 	"github.com/lbsim/notebooks/lbsim/param"
 )
@@ -167,6 +170,14 @@ func build(v *param.Values) (*setup, error) {
 			}
 			return nil, fmt.Errorf("%s: the exact optimum theta* (over the %d independent sets): %v; %s", what, len(sets.Sets), err, hint)
 		}
+	} else if hasTargets {
+		// Too large to solve exactly: bounds on theta* that need no
+		// solution refuse targets whose optimum surely lies beyond MaxTheta,
+		// which the online algorithm would find only at run time (diverged).
+		if err := checkThetaBounds(g, targets); err != nil {
+			return nil, fmt.Errorf("%s = %s: %v; move the targets away from 0 and from the boundary of the capacity region",
+				keyTargets, param.Format(targets), err)
+		}
 	}
 	var theta0 []float64
 	if v.Has(keyTheta0) {
@@ -191,6 +202,93 @@ func build(v *param.Values) (*setup, error) {
 		su.trace, su.opt.Trace = path, true
 	}
 	return su, nil
+}
+
+// checkThetaBounds returns an error wrapping ErrBeyondMaxTheta when the
+// bounds on the optimum theta* of the targets gamma prove a |theta*_i| above
+// MaxTheta. In the product form, P(i active) = e^theta_i P(i and its
+// neighbours N(i) inactive), and the union bound gives 1 - gamma_i -
+// sum_{j in N(i)} gamma_j <= P(i and N(i) inactive) <= 1, so at the
+// optimum (activities = targets)
+//
+//	log gamma_i <= theta*_i <= log(gamma_i / (1 - gamma_i - sum_{j in N(i)} gamma_j))
+//
+// (the right side when the slack is positive). Targets of 1e-20 beside one
+// of 0.5 have theta*_i <= -45, say.
+func checkThetaBounds(g *graph.Graph, gamma []float64) error {
+	for i, x := range gamma {
+		if lo := math.Log(x); lo > MaxTheta {
+			return fmt.Errorf("node %d: theta*_%d >= log(%v) = %.4g: %w", i, i, x, lo, ErrBeyondMaxTheta)
+		}
+		slack := 1 - x
+		for _, j := range g.Neighbors(i) {
+			slack -= gamma[j]
+		}
+		if slack > 0 {
+			if hi := math.Log(x / slack); hi < -MaxTheta {
+				return fmt.Errorf("node %d: theta*_%d <= log(%v / %.4g) = %.4g: %w", i, i, x, slack, hi, ErrBeyondMaxTheta)
+			}
+		}
+	}
+	return nil
+}
+
+// conflictNodes is the number of nodes of the conflict graph, from the keys
+// alone, for the estimates: one per target, the size of a family (path:N,
+// ...), or for a file the largest number of ids it can name.
+func conflictNodes(v *param.Values) float64 {
+	if v.Has(keyTargets) {
+		return float64(len(v.Floats(keyTargets)))
+	}
+	spec := v.String(keyConflict)
+	if name, arg, ok := strings.Cut(spec, ":"); ok {
+		size := func(s string) float64 {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > MaxNodes {
+				return 0
+			}
+			return float64(n)
+		}
+		switch name {
+		case "path", "ring", "complete":
+			return size(arg)
+		case "torus":
+			return math.Min(size(arg)*size(arg), MaxNodes)
+		case "grid":
+			if r, c, ok := strings.Cut(arg, "x"); ok {
+				return math.Min(size(r)*size(c), MaxNodes)
+			}
+		}
+	}
+	return MaxNodes
+}
+
+// Bytes per node that memory counts: measured peak resident memory of
+// `lbsim csma --conflict path:N --targets 0.3xN --windows 3`: 178 MB at N =
+// 10^5, 1.84 GB at 10^6 (1.8 KB a node), and 384 MB at 10^5 with 4
+// replications (about 690 bytes a node for each replication more: its
+// theta, activities and their figures); the live heap of the whole command
+// peaks at 58.5 MB at N = 2*10^4 (2.9 KB a node, TestModelMemoryEstimates).
+const (
+	bytesPerNode            = 3000
+	bytesPerNodeReplication = 800
+	bytesPerTraceValue      = 32 // a float64 kept, and its CSV text
+)
+
+// memory is Model.Memory: the nodes, per replication, and the theta trace.
+func memory(v *param.Values) (float64, string) {
+	n, reps := conflictNodes(v), float64(v.Int(model.KeyReplications))
+	bytes, key := n*(bytesPerNode+bytesPerNodeReplication*reps), keyConflict
+	if bytesPerNodeReplication*reps > bytesPerNode {
+		key = model.KeyReplications
+	}
+	if v.Has(keyThetaTrace) {
+		if t := bytesPerTraceValue * reps * float64(v.Int(keyWindows)) * (2*n + 3); t > bytes {
+			key = keyThetaTrace
+			bytes += t
+		}
+	}
+	return bytes, key
 }
 
 // checkNewFile refuses an existing path (lbsim never overwrites a file it
@@ -222,13 +320,15 @@ var Model = &model.Model{
 	Keys:     Keys,
 	Run:      runPoint,
 	Validate: validate,
+	Memory:   memory,
 	Cost: func(v *param.Values) float64 {
 		// Transitions are at most 2 per node per unit time; the windows
 		// sum to about T_0 M^(P+1)/(P+1).
 		p := v.Float(keyWindowGrowth)
 		t := v.Float(keyWindowLength) * math.Pow(float64(v.Int(keyWindows)), p+1) / (p + 1)
-		return 1 + t*float64(v.Int(model.KeyReplications))
+		return 1 + 2*conflictNodes(v)*t*float64(v.Int(model.KeyReplications))
 	},
+	CostKey: func(*param.Values) string { return keyWindows },
 }
 
 func init() { model.MustRegister(Model) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 
 	"github.com/lbsim/notebooks/lbsim/model"
@@ -200,6 +201,7 @@ var Model = &model.Model{
 		o := optionsFromValues(v)
 		return o.Check()
 	},
+	Memory: memory,
 	Cost: func(v *param.Values) float64 {
 		// A departure for every arrival, and the periodic remaps of bins
 		// (each bin at its own rate).
@@ -209,6 +211,64 @@ var Model = &model.Model{
 		}
 		return 1 + perTime*v.Float(model.KeyHorizon)*float64(v.Int(model.KeyReplications))
 	},
+	CostKey: func(v *param.Values) string {
+		if v.Has(keyBinRemapRate) && v.Has(keyBins) &&
+			v.Float(keyBinRemapRate)*float64(v.Int(keyBins)) > 2*v.Float(keyLambda)*float64(v.Int(keyServers)) {
+			return keyBinRemapRate
+		}
+		return model.KeyHorizon
+	},
+}
+
+// Bytes that memory counts, per replication running at once: per server
+// (queue lengths, rings of packet times, the busy list, the event heap and
+// the length order), per bin, per flow in progress (16 bytes and an eighth
+// more of slack) and per packet delay recorded. Measured peak resident
+// memory of `lbsim flows --lambda 0.8 --horizon 20 --workers 1`: 30 MB (jsq,
+// servers = 10^5), 203 MB (jsq, 10^6: 1.5*10^7 delays), 73 MB (bins,
+// 10^5 servers, 10^7 bins: 4.3 bytes a bin), 147 MB (sticky, 10^5 servers,
+// 1000 packets per flow at packet rate 0.01: 8*10^6 flows, 18 bytes each).
+const (
+	bytesPerServer = 128
+	bytesPerBin    = 8
+	bytesPerFlow   = 20
+	bytesPerRecord = 8
+)
+
+// memory is Model.Memory: servers, bins, flows in progress and recorded
+// delays of each replication running at once, naming the key of the
+// largest part.
+func memory(v *param.Values) (float64, string) {
+	o := optionsFromValues(v)
+	n := float64(o.Servers)
+	parts := []struct {
+		key   string
+		bytes float64
+	}{
+		{keyServers, bytesPerServer * n},
+		// At most MaxActiveFlows and MaxRecords: Validate refuses more,
+		// with messages of its own.
+		{keyPacketRate, bytesPerFlow * 1.125 * math.Min(ExpectedActiveFlows(o.Lambda, n, o.PacketsPerFlow, o.PacketRate), MaxActiveFlows)},
+		{model.KeyHorizon, bytesPerRecord * math.Min(ExpectedRecords(o.Lambda, n, o.Horizon-o.Warmup), MaxRecords)},
+	}
+	if o.Policy.Policy == Bins {
+		parts = append(parts, struct {
+			key   string
+			bytes float64
+		}{keyBins, bytesPerBin * float64(o.Policy.Bins)})
+	}
+	concurrent := float64(min(runtime.GOMAXPROCS(0), max(1, o.Replications)))
+	total, key, most := 0.0, keyServers, 0.0
+	for _, p := range parts {
+		if !(p.bytes >= 0) { // NaN (bad values, which Validate names)
+			continue
+		}
+		total += p.bytes
+		if p.bytes > most {
+			key, most = p.key, p.bytes
+		}
+	}
+	return total * concurrent, key
 }
 
 func init() { model.MustRegister(Model) }

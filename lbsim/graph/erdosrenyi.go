@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // ErdosRenyi returns a G(n, p) random graph: each of the n(n-1)/2 pairs is an
@@ -25,7 +26,9 @@ import (
 // numbers drawn from rng, and the tiles are generated in parallel; tiling keeps
 // the scattered writes of the second pass cache- and TLB-friendly. The tiling
 // depends only on n and p, so the graph depends only on (n, p) and the state of
-// rng, not on GOMAXPROCS.
+// rng, not on GOMAXPROCS. Once the interrupt context of package param is
+// done (SIGINT on the command line) it stops with an error wrapping
+// context.Canceled.
 func ErdosRenyi(n int, p float64, rng *rand.Rand) (*Graph, error) {
 	if n < 0 || n > MaxVertices {
 		return nil, fmt.Errorf("graph: ErdosRenyi: n = %d out of range [0, %d]", n, MaxVertices)
@@ -36,7 +39,7 @@ func ErdosRenyi(n int, p float64, rng *rand.Rand) (*Graph, error) {
 	if p == 1 && float64(n)*float64(n-1) > MaxMaterialize {
 		return nil, fmt.Errorf("graph: ErdosRenyi: p = 1 with n = %d gives %v directed entries, more than %d (use Complete)", n, float64(n)*float64(n-1), MaxMaterialize)
 	}
-	return erdosRenyi(n, p, rng), nil
+	return erdosRenyi(n, p, rng)
 }
 
 // ErdosRenyiMeanDegree returns G(n, p) with p = d/(n-1), so that the expected
@@ -66,11 +69,11 @@ func ErdosRenyiMeanDegree(n int, d float64, rng *rand.Rand) (*Graph, error) {
 // several times slower).
 var erTile = 1024 // a variable only so that tests can force many tiles
 
-func erdosRenyi(n int, p float64, rng *rand.Rand) *Graph {
+func erdosRenyi(n int, p float64, rng *rand.Rand) (*Graph, error) {
 	s1, s2 := rng.Uint64(), rng.Uint64()
 	g := &Graph{n: n, off: make([]uint64, n+1)}
 	if p == 0 || n < 2 {
-		return g
+		return g, nil
 	}
 	// Block count: at most one per erTile vertices, and few enough that the
 	// per-vertex segment counters (4*(nb+1) bytes per vertex) stay below about
@@ -92,7 +95,25 @@ func erdosRenyi(n int, p float64, rng *rand.Rand) *Graph {
 	// list. Segment-major storage keeps a tile's counters contiguous.
 	t.cnt = make([]uint32, n*(nb+1))
 	ntiles := nb * (nb + 1) / 2
-	parallel(ntiles, func(k int) { t.run(k, nil) })
+	// Each tile checks for an interrupt first (param.Interrupted: 10^9
+	// entries take seconds); once one is seen the others are skipped.
+	var stop atomic.Pointer[error]
+	tile := func(adj []uint32) func(k int) {
+		return func(k int) {
+			if stop.Load() != nil {
+				return
+			}
+			if err := param.Interrupted(); err != nil {
+				stop.CompareAndSwap(nil, &err)
+				return
+			}
+			t.run(k, adj)
+		}
+	}
+	parallel(ntiles, tile(nil))
+	if err := stop.Load(); err != nil {
+		return nil, *err
+	}
 	off := g.off
 	var s uint64
 	run := make([]uint32, n) // running length of each list
@@ -112,9 +133,12 @@ func erdosRenyi(n int, p float64, rng *rand.Rand) *Graph {
 	adj := make([]uint32, s)
 	pretouch(adj)
 	t.off = off
-	parallel(ntiles, func(k int) { t.run(k, adj) })
+	parallel(ntiles, tile(adj))
+	if err := stop.Load(); err != nil {
+		return nil, *err
+	}
 	g.adj = adj
-	return g
+	return g, nil
 }
 
 type erTiles struct {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // PairHash decides the edges of an implicit Erdős-Rényi graph
@@ -68,15 +69,47 @@ func (g *Graph) PairHash() (PairHash, bool) {
 	return g.hashed.pairs, true
 }
 
+// MakeLists makes the lists of an implicit Erdős-Rényi graph now, testing
+// every pair (seconds to a minute for 10^5 vertices), and stops with an error
+// wrapping context.Canceled once the interrupt context of package param is
+// done (SIGINT on the command line), storing nothing then. It does nothing
+// for other graphs or lists already made.
+func (g *Graph) MakeLists() error {
+	if g.hashed == nil {
+		return nil
+	}
+	if off, _ := g.hashed.lists.madeSoFar(); off != nil {
+		return nil
+	}
+	off, adj, err := g.hashed.pairs.listsInterruptible(g.n, param.Interrupted)
+	if err != nil {
+		return err
+	}
+	g.hashed.lists.set(off, adj)
+	return nil
+}
+
 // lists computes the lists of the graph on n vertices, testing every pair
 // (row by row, so the lists come out sorted).
 func (h PairHash) lists(n int) ([]uint64, []uint32) {
+	off, adj, _ := h.listsInterruptible(n, func() error { return nil })
+	return off, adj
+}
+
+// listsInterruptible is lists, calling stop every 256 rows and returning
+// its error, if any, at once.
+func (h PairHash) listsInterruptible(n int, stop func() error) ([]uint64, []uint32, error) {
 	off := make([]uint64, n+1)
 	var adj []uint32
 	if n > 1 {
 		adj = make([]uint32, 0, int(float64(n)*float64(n-1)*h.P()*1.01)+64)
 	}
 	for v := range n {
+		if v%256 == 0 {
+			if err := stop(); err != nil {
+				return nil, nil, err
+			}
+		}
 		for u := range n {
 			if h.Edge(u, v) {
 				adj = append(adj, uint32(u))
@@ -84,5 +117,5 @@ func (h PairHash) lists(n int) ([]uint64, []uint32) {
 		}
 		off[v+1] = uint64(len(adj))
 	}
-	return off, adj
+	return off, adj, nil
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // RandomRegular returns a random simple k-regular graph on n vertices (n*k
@@ -168,6 +170,8 @@ func TorusDist(p, q Point) float64 {
 // edges). Lists are built in two passes (count, fill) and then sorted.
 // When r > 1/3 the grid has fewer than 3 cells per side and all pairs are
 // compared, which is still O(M) since M is then a constant fraction of n^2.
+// Once the interrupt context of package param is done (SIGINT on the command
+// line) it stops with an error wrapping context.Canceled.
 func RandomGeometric(n int, r float64, rng *rand.Rand) (*Graph, []Point, error) {
 	if n < 0 || n > MaxVertices {
 		return nil, nil, fmt.Errorf("graph: RandomGeometric: n = %d out of range [0, %d]", n, MaxVertices)
@@ -212,9 +216,14 @@ func RandomGeometric(n int, r float64, rng *rand.Rand) (*Graph, []Point, error) 
 		return dx*dx+dy*dy <= r2
 	}
 	// visit calls f(i, j) for every pair i != j within distance r, once per
-	// ordered pair, scanning cell neighbourhoods.
-	visit := func(f func(i, j uint32)) {
+	// ordered pair, scanning cell neighbourhoods. It checks for an interrupt
+	// (param.Interrupted: 10^8 entries take seconds) after each row of
+	// cells and returns its error.
+	visit := func(f func(i, j uint32)) error {
 		for cy := 0; cy < G; cy++ {
+			if err := param.Interrupted(); err != nil {
+				return err
+			}
 			for cx := 0; cx < G; cx++ {
 				own := order[start[cx+G*cy]:start[cx+G*cy+1]]
 				for dy := -1; dy <= 1; dy++ {
@@ -236,19 +245,29 @@ func RandomGeometric(n int, r float64, rng *rand.Rand) (*Graph, []Point, error) 
 				}
 			}
 		}
+		return nil
 	}
 	off := make([]uint64, n+1)
-	visit(func(i, _ uint32) { off[i+1]++ })
+	if err := visit(func(i, _ uint32) { off[i+1]++ }); err != nil {
+		return nil, nil, err
+	}
 	for v := 0; v < n; v++ {
 		off[v+1] += off[v]
 	}
 	adj := make([]uint32, off[n])
 	fill := slices.Clone(off[:n])
-	visit(func(i, j uint32) {
+	if err := visit(func(i, j uint32) {
 		adj[fill[i]] = j
 		fill[i]++
-	})
+	}); err != nil {
+		return nil, nil, err
+	}
 	for v := 0; v < n; v++ {
+		if v%(1<<16) == 0 {
+			if err := param.Interrupted(); err != nil {
+				return nil, nil, err
+			}
+		}
 		slices.Sort(adj[off[v]:off[v+1]])
 	}
 	return &Graph{n: n, off: off, adj: adj}, pts, nil

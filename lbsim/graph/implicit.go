@@ -51,6 +51,14 @@ func (l *lazyLists) get(mk func() ([]uint64, []uint32)) ([]uint64, []uint32) {
 	return l.off, l.adj
 }
 
+// set stores lists made elsewhere, unless get or set already stored some.
+func (l *lazyLists) set(off []uint64, adj []uint32) {
+	l.once.Do(func() {
+		l.off, l.adj = off, adj
+		l.made.Store(true)
+	})
+}
+
 // madeSoFar returns the lists if they have been made, nil otherwise.
 func (l *lazyLists) madeSoFar() ([]uint64, []uint32) {
 	if !l.made.Load() {

@@ -340,7 +340,9 @@ func (sp Spec) Build() (*Graph, error) {
 		if p == 0 {
 			p = min(1, sp.degree/float64(max(n-1, 1)))
 		}
-		g, err = ErdosRenyiImplicit(n, p, rng.Uint64())
+		if g, err = ErdosRenyiImplicit(n, p, rng.Uint64()); err == nil && !sp.listFree {
+			err = g.MakeLists() // the user needs them: made here, where a signal can stop it
+		}
 	case "regular":
 		g, err = RandomRegular(n, int(sp.degree), rng)
 	case "ring":

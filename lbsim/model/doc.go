@@ -29,7 +29,10 @@
 //     drives them (CheckResources adds BytesPerReplication per replication
 //     for the figures every model keeps);
 //   - declare Cost: its expected events (the event limit, progress and
-//     scheduling use it);
+//     scheduling use it), and CostKey, the key that drives them, where it
+//     is not horizon;
+//   - poll for an interrupt in every loop that can run long: the context in
+//     Run, param.Interrupted in Validate and the solvers it calls;
 //   - read every file or pipe a key names through param.ReadFile,
 //     param.ReadAll or param.LimitReader (param.MaxFileBytes for JSON and
 //     samples, param.MaxDataFileBytes for edge lists), never an unbounded

@@ -259,7 +259,10 @@ func (m *Model) CheckResources(v *param.Values) error {
 	}
 	if m.Cost != nil {
 		key := KeyHorizon
-		if !v.Has(KeyHorizon) {
+		switch {
+		case m.CostKey != nil:
+			key = m.CostKey(v)
+		case !v.Has(KeyHorizon):
 			key = KeyReplications
 		}
 		if err := CheckEvents(keyValue(v, key), m.Cost(v)); err != nil {

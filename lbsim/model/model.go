@@ -43,6 +43,10 @@ type Model struct {
 	// Cost estimates the work of a point in expected events, for progress
 	// and scheduling and for the event limit (CheckResources); nil means 1.
 	Cost func(v *param.Values) float64
+	// CostKey, if not nil, names the key that drives Cost in v (such as
+	// "thresholds"), for the message of a point above the event limit; nil
+	// names horizon where the model declares it, else replications.
+	CostKey func(v *param.Values) string
 	// Memory, if not nil, estimates the peak memory of a point in bytes and
 	// names the key that drives it (such as "servers"), so that a point above
 	// the memory limit is refused before it allocates (CheckResources). It
@@ -114,17 +118,38 @@ func Text(name, s string) Figure { return Figure{Name: name, Value: s} }
 
 // Vector is a vector figure, padded with pad; ci may be nil.
 func Vector(name string, xs, ci []float64, pad float64) Figure {
-	f := Figure{Name: name, Pad: FormatFloat(pad)}
-	for _, x := range xs {
-		f.Vector = append(f.Vector, FormatFloat(x))
+	f, _ := VectorContext(context.Background(), name, xs, ci, pad)
+	return f
+}
+
+// VectorContext is Vector for a vector long enough that formatting it takes
+// seconds (10^7 values): it returns ctx's error once ctx is done.
+func VectorContext(ctx context.Context, name string, xs, ci []float64, pad float64) (Figure, error) {
+	format := func(xs []float64) ([]string, error) {
+		out := make([]string, 0, len(xs))
+		for i, x := range xs {
+			if i%(1<<14) == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, FormatFloat(x))
+		}
+		return out, nil
 	}
-	if ci != nil {
-		f.VectorCI95 = []string{}
-		for _, x := range ci {
-			f.VectorCI95 = append(f.VectorCI95, FormatFloat(x))
+	f := Figure{Name: name, Pad: FormatFloat(pad)}
+	var err error
+	if len(xs) > 0 {
+		if f.Vector, err = format(xs); err != nil {
+			return Figure{}, err
 		}
 	}
-	return f
+	if ci != nil {
+		if f.VectorCI95, err = format(ci); err != nil {
+			return Figure{}, err
+		}
+	}
+	return f, nil
 }
 
 // IsVector reports whether the figure is a vector.

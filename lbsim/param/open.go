@@ -44,6 +44,19 @@ func SetInterrupt(ctx context.Context) (restore func()) {
 	}
 }
 
+// Interrupted returns an error wrapping context.Canceled once the interrupt
+// context (SetInterrupt) is done, else nil. It is the cancellation check of
+// work that has no context of its own: the validation of a point
+// (model.Model.Validate, which a sweep runs for every point before the first
+// one starts) and the exact solvers it calls. A loop that can run long calls
+// it every few thousand steps and returns its error.
+func Interrupted() error {
+	if err := interruptContext().Err(); err != nil {
+		return fmt.Errorf("interrupted: %w", err)
+	}
+	return nil
+}
+
 func interruptContext() context.Context {
 	interruptMu.Lock()
 	defer interruptMu.Unlock()

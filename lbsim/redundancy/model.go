@@ -141,7 +141,18 @@ func validate(v *param.Values) error {
 	} else if !(ratio < 1-stableMargin) {
 		return stabilityError(v.Float(keyLambda), ratio, worst, n)
 	}
+	if v.Bool(keyExact) {
+		if err := CheckExactSize(dist); err != nil {
+			return exactTooLarge(v, err)
+		}
+	}
 	return nil
+}
+
+// exactTooLarge is the invalid-input error of an exact solution too large
+// to compute (ErrExactTooLarge), naming servers.
+func exactTooLarge(v *param.Values, err error) error {
+	return model.Invalid(fmt.Errorf("%s = %d: %v; use fewer servers or simulate (no --exact)", keyServers, v.Int(keyServers), err))
 }
 
 // Model is the redundancy model of the experiment layer: `lbsim redundancy`
@@ -157,17 +168,32 @@ var Model = &model.Model{
 	},
 	Validate: func(v *param.Values) error { return keyFirst(validate(v)) },
 	Memory: func(v *param.Values) (float64, string) {
-		// The stability check's per-server vectors, then per replication
-		// running at once: queue heads, tails, counts, positions, busy lists
-		// and times (44 bytes per server, with headroom), and the d replicas
-		// of about one task per server (4 bytes each).
+		// Per server: the stability check's vectors (16 bytes); the
+		// distribution of the number of tasks present, which has a level
+		// per task and so about one per server at these loads, kept as a
+		// histogram that doubles, summarised, formatted and written as JSON
+		// twice (512 bytes); per replication running at once, queue heads,
+		// tails, counts, positions, busy lists and times and the d replicas
+		// of about one task per server with their slots, in slices that
+		// double (64 + 16d); per replication kept, its own distribution and
+		// occupancy in the result and its figures (128). Measured peak
+		// resident memory of `lbsim redundancy --horizon 2` at lambda = 0.5:
+		// 517 MB (servers = 10^6, d = 2; estimate 752 MB), 283 MB (10^6,
+		// d = 10; 880 MB), 55 MB (10^5, d = 2; 75 MB) and 235 MB (10^5,
+		// d = 2, 16 replications on 2 cores; 277 MB): the old estimate, 88
+		// MB for the first, was 6 times low.
+		reps := float64(max(1, v.Int(keyReplications)))
 		concurrent := float64(min(runtime.GOMAXPROCS(0), max(1, v.Int(keyReplications))))
 		n, d := float64(v.Int(keyServers)), float64(v.Int(keyD))
+		base, replicas, kept := 16+512.0, (64+16*d)*concurrent, 128*reps
 		key := keyServers
-		if 4*d > 64 { // the replicas dominate
+		switch {
+		case replicas > base && replicas > kept:
 			key = keyD
+		case kept > base && kept > replicas:
+			key = keyReplications
 		}
-		return n * (16 + (64+4*d)*concurrent), key
+		return n * (base + replicas + kept), key
 	},
 	Cost: func(v *param.Values) float64 {
 		if v.Bool(keyExact) {
@@ -189,7 +215,7 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	if v.Bool(keyExact) {
 		sol, err := Exact(dist, v.Float(keyLambda), rates, ExactOptions{})
 		if errors.Is(err, ErrExactTooLarge) {
-			return nil, model.Invalid(fmt.Errorf("%s = %d: %v; use fewer servers or simulate (no --exact)", keyServers, v.Int(keyServers), err))
+			return nil, exactTooLarge(v, err)
 		}
 		if err != nil {
 			return nil, err

@@ -110,11 +110,15 @@ func ReadSpec(path string) (*Spec, error) {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+		raw := data
 		// Strict: a key given twice is an error, not the last one kept.
 		if data, err = yaml.YAMLToJSONStrict(data); err != nil {
 			msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
 			msg = strings.ReplaceAll(msg, "already set in map", "given twice (give each key once)")
 			return nil, fmt.Errorf("%q: malformed YAML: %s", path, strings.Join(strings.Fields(msg), " "))
+		}
+		if err := checkYAMLScalars(raw); err != nil {
+			return nil, fmt.Errorf("%q: %w", path, err)
 		}
 	}
 	sw, err := ParseSpec(data)

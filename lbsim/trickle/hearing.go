@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
+	"github.com/lbsim/notebooks/lbsim/param"
 )
 
 // Lattice returns the hearing graph of L*L nodes on a square lattice in the
@@ -38,6 +39,9 @@ func Lattice(L int, radius float64, wrap bool) (*graph.Graph, error) {
 	}
 	b := graph.NewBuilder(L * L)
 	for y := range L {
+		if err := param.Interrupted(); err != nil { // 10^8 edges take seconds
+			return nil, err
+		}
 		for x := range L {
 			for _, o := range offsets {
 				u, v := x+o[0], y+o[1]

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime"
 	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
@@ -125,6 +127,78 @@ func (h hearing) String() string {
 // side returns L for a lattice of nodes = L*L.
 func (h hearing) side() int { return int(math.Round(math.Sqrt(float64(h.nodes)))) }
 
+// lattice returns the side L of a lattice and its radius (1/L, the four
+// nearest neighbours, unless given).
+func (h hearing) lattice() (L int, r float64) {
+	L, r = h.side(), h.radius
+	if r == 0 {
+		r = 1 / float64(L)
+	}
+	return L, r
+}
+
+// entries estimates the directed edges of the hearing graph without
+// building it: n(pi r^2 n + 4 r L + 1) on a lattice (r in units of the side),
+// n^2 pi r^2 for a geometric graph, at most half the file's size in bytes
+// for an edge list (a line "a b" takes at least 4 bytes), none for the
+// single cell.
+func (h hearing) entries() float64 {
+	n := float64(h.nodes)
+	switch h.topology {
+	case "grid", "torus":
+		L, r := h.lattice()
+		return n * (math.Pi*r*r*n + 4*r*float64(L) + 1)
+	case "geometric":
+		return n * n * math.Pi * h.radius * h.radius
+	}
+	if h.file != "" {
+		if st, err := os.Stat(h.file); err == nil && st.Mode().IsRegular() {
+			return float64(min(st.Size(), param.MaxDataFileBytes)) / 2
+		}
+		return param.MaxDataFileBytes / 2
+	}
+	return 0
+}
+
+// boundedEntries is entries at most MaxEdges, for the estimates: a graph
+// above it is refused by validation, with a message of its own.
+func (h hearing) boundedEntries() float64 { return math.Min(h.entries(), MaxEdges) }
+
+// Bytes per node and per directed edge of the hearing graph that memory
+// counts. Measured peak resident memory of `lbsim trickle --horizon 3` at
+// nodes = 10^6: 69 MB for the single cell (241 MB at 4*10^6: 60 bytes a
+// node), 217 MB and 548 MB for geometric graphs of radius 0.003 and 0.006
+// (2.8*10^7 and 1.1*10^8 edges: 5.5 and 4.3 bytes an edge), 825 MB for the
+// torus of radius 0.003 (2.8*10^7 edges, built from a list of pairs: 27 bytes
+// an edge); the live heap of the whole command peaks at 19.1 MB for the cell
+// of 2*10^5 nodes (96 bytes a node, TestModelMemoryEstimates).
+const (
+	bytesPerNode        = 128
+	bytesPerEdge        = 8
+	bytesPerLatticeEdge = 32
+)
+
+// memory is Model.Memory: the nodes' state per replication running at once
+// and the hearing graph, naming the key that drives the larger part.
+func memory(v *param.Values) (float64, string) {
+	h := hearingFromValues(v)
+	concurrent := float64(min(runtime.GOMAXPROCS(0), max(1, v.Int(model.KeyReplications))))
+	nodes := bytesPerNode * float64(h.nodes) * concurrent
+	perEdge := bytesPerEdge
+	if h.topology == "grid" || h.topology == "torus" || h.file != "" {
+		perEdge = bytesPerLatticeEdge
+	}
+	edges := float64(perEdge) * h.boundedEntries()
+	key := keyNodes
+	switch {
+	case edges > nodes && h.file != "":
+		key = graph.KeyGraph
+	case edges > nodes && h.radius > 0:
+		key = graph.KeyRadius
+	}
+	return nodes + edges, key
+}
+
 // check validates the hearing graph's keys without building it.
 func (h hearing) check(v *param.Values) error {
 	if v.Has(graph.KeyTopology) && h.file != "" {
@@ -137,26 +211,17 @@ func (h hearing) check(v *param.Values) error {
 	if v.Has(graph.KeyRadius) && !(h.radius > 0 && h.radius <= math.Sqrt2/2) {
 		return fmt.Errorf("%s = %v: must be in (0, %.6g]", graph.KeyRadius, h.radius, math.Sqrt2/2)
 	}
-	n := float64(h.nodes)
-	entries := 0.0
 	switch h.topology {
 	case "grid", "torus":
-		L := h.side()
-		if L*L != h.nodes || L < 3 {
+		if L := h.side(); L*L != h.nodes || L < 3 {
 			return fmt.Errorf("%s = %d: topology %s needs nodes = L*L with L >= 3 (9, 16, 25, ...)", keyNodes, h.nodes, h.topology)
 		}
-		r := h.radius
-		if r == 0 {
-			r = 1 / float64(L)
-		}
-		entries = n * (math.Pi*r*r*n + 4*r*float64(L) + 1)
 	case "geometric":
 		if !v.Has(graph.KeyRadius) {
 			return fmt.Errorf("%s: topology geometric needs a radius in (0, %.6g]", graph.KeyRadius, math.Sqrt2/2)
 		}
-		entries = n * n * math.Pi * h.radius * h.radius
 	}
-	if entries > MaxEdges {
+	if entries := h.entries(); entries > MaxEdges && h.file == "" {
 		return fmt.Errorf("%s = %v: the hearing graph would have about %.3g directed edges (4 bytes each), more than %d; lower radius or nodes",
 			graph.KeyRadius, h.radius, entries, MaxEdges)
 	}
@@ -185,11 +250,7 @@ func (h hearing) build() (*graph.Graph, error) {
 	var err error
 	switch h.topology {
 	case "grid", "torus":
-		L := h.side()
-		r := h.radius
-		if r == 0 {
-			r = 1 / float64(L)
-		}
+		L, r := h.lattice()
 		g, err = Lattice(L, r, h.topology == "torus")
 	case "geometric":
 		rng := mc.Stream(h.seed, 0x6865617269)
@@ -255,15 +316,35 @@ var Model = &model.Model{
 	Keys:     Keys,
 	Run:      runPoint,
 	Validate: validate,
+	Memory:   memory,
 	Cost: func(v *param.Values) float64 {
-		// Two events per node and interval, and the doublings from imin to
-		// tau at the start.
-		perNode := 2 * v.Float(model.KeyHorizon) / v.Float(keyTau)
-		if v.Has(keyImin) && v.Float(keyImin) > 0 {
-			perNode += 2 * math.Max(0, math.Log2(v.Float(keyTau))-math.Log2(v.Float(keyImin)))
-		}
-		return 1 + perNode*float64(v.Int(keyNodes))*float64(v.Int(model.KeyReplications))
+		intervals, doublings, heard := cost(v)
+		return 1 + (2*(intervals+doublings)*float64(v.Int(keyNodes))+heard)*float64(v.Int(model.KeyReplications))
 	},
+	CostKey: func(v *param.Values) string {
+		intervals, doublings, heard := cost(v)
+		switch h := hearingFromValues(v); {
+		case heard > 2*(intervals+doublings)*float64(h.nodes) && h.file != "":
+			return graph.KeyGraph
+		case heard > 2*(intervals+doublings)*float64(h.nodes) && h.radius > 0:
+			return graph.KeyRadius
+		case doublings > intervals:
+			return keyImin
+		}
+		return model.KeyHorizon
+	},
+}
+
+// cost returns the parts of a replication's expected events: two events per
+// node and interval (intervals), and per doubling from imin to tau at the
+// start (doublings); on a hearing graph, a transmission (at most one per
+// node and interval) is heard by each neighbour of its node (heard).
+func cost(v *param.Values) (intervals, doublings, heard float64) {
+	intervals = v.Float(model.KeyHorizon) / v.Float(keyTau)
+	if v.Has(keyImin) && v.Float(keyImin) > 0 {
+		doublings = math.Max(0, math.Log2(v.Float(keyTau))-math.Log2(v.Float(keyImin)))
+	}
+	return intervals, doublings, intervals * hearingFromValues(v).boundedEntries()
 }
 
 func init() { model.MustRegister(Model) }

@@ -13,6 +13,14 @@ import (
 	"strings"
 )
 
+// MaxPairs bounds the pairs of one edge list, checked before each pair is
+// passed on (and so before the reader stores it): 2^24 pairs of ids take
+// 128 MiB as two uint32 slices, about 400 MB while they grow and the graph
+// is built. A file of param.MaxDataFileBytes made of "0 1" lines holds 4
+// times as many: refused at the limit instead of allocated. A real file of
+// that size, with ids of 7 digits, holds about 2^24 pairs.
+const MaxPairs = 1 << 24
+
 // Format names what a file holds, for error messages: Pkg prefixes them
 // ("graph"), Want says what a line must hold ("two vertex ids") and IDs name
 // the two ids ("vertex id", "vertex id").
@@ -24,7 +32,7 @@ type Format struct {
 
 // Read calls pair with each line's number (from 1) and its two ids (each
 // below 2^32), in order, and stops at the first error, its own (naming the
-// line) or pair's (returned as is).
+// line: a bad line, more than MaxPairs pairs) or pair's (returned as is).
 func Read(r io.Reader, f Format, pair func(line int, a, b uint32) error) error {
 	return read(r, f, false, func(line int, a, b uint32, _ float64) error { return pair(line, a, b) })
 }
@@ -38,7 +46,7 @@ func ReadWeighted(r io.Reader, f Format, pair func(line int, a, b uint32, w floa
 func read(r io.Reader, f Format, weighted bool, pair func(line int, a, b uint32, w float64) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	line := 0
+	line, pairs := 0, 0
 	// bad reports a line's error, unless the line is the end of input cut
 	// short by a read error (a size limit): then that error is the cause.
 	bad := func(err error) error {
@@ -75,6 +83,9 @@ func read(r io.Reader, f Format, weighted bool, pair func(line int, a, b uint32,
 				return bad(fmt.Errorf("%s: edge list line %d: bad weight %q (want a finite number)", f.Pkg, line, fields[2]))
 			}
 			w = x
+		}
+		if pairs++; pairs > MaxPairs {
+			return fmt.Errorf("%s: edge list line %d: more than %d pairs; lbsim reads at most %d from one file", f.Pkg, line, MaxPairs, MaxPairs)
 		}
 		if err := pair(line, ids[0], ids[1], w); err != nil {
 			return err

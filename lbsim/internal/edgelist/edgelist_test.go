@@ -43,3 +43,31 @@ func TestRead(t *testing.T) {
 		t.Errorf("pair's error: %v after %d calls, want it returned as is after 1", err, calls)
 	}
 }
+
+// repeat is an endless reader of one line.
+type repeat struct {
+	line string
+	off  int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.line[r.off:])
+		n += c
+		r.off = (r.off + c) % len(r.line)
+	}
+	return n, nil
+}
+
+// An endless list of one short pair stops after MaxPairs pairs, before the
+// next is passed on (a file of "0 1" lines at the size limit held 4 times as
+// many, all stored).
+func TestMaxPairs(t *testing.T) {
+	f := Format{Pkg: "graph", Want: "two vertex ids", IDs: [2]string{"vertex id", "vertex id"}}
+	n := 0
+	err := Read(&repeat{line: "0 1\n"}, f, func(int, uint32, uint32) error { n++; return nil })
+	if want := "graph: edge list line 16777217: more than 16777216 pairs"; err == nil || !strings.Contains(err.Error(), want) || n != MaxPairs {
+		t.Errorf("Read: %d pairs, %v; want %d pairs and an error with %q", n, err, MaxPairs, want)
+	}
+}
