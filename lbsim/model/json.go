@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -15,11 +16,15 @@ type Field struct {
 
 // MarshalObject writes the struct v (or a pointer to one) as a JSON object,
 // the one encoding of the models' results: its exported fields in their
-// order, named by their json tags (a field tagged "-" is left out), then
-// the extra fields, with every float64 and []float64 NaN-safe (JSONNumber,
+// order, named by their json tags (a field tagged "-" is left out, and one
+// tagged ",omitempty" when empty, as encoding/json has it), then the extra
+// fields, with every float64 and []float64 NaN-safe (JSONNumber,
 // JSONNumbers: null for NaN and infinities, which JSON has no number for).
-// Other values are written by encoding/json (so a nested type's own
-// MarshalJSON applies). A result type's MarshalJSON is then one call:
+// An extra field with the key of a field takes that field's place (and is
+// written even when empty): a value computed from several fields stands
+// where the struct declares it. Other values are written by encoding/json
+// (so a nested type's own MarshalJSON applies). A result type's MarshalJSON
+// is then one call:
 //
 //	func (r *Result) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
 func MarshalObject(v any, extra ...Field) ([]byte, error) {
@@ -46,29 +51,59 @@ func MarshalObject(v any, extra ...Field) ([]byte, error) {
 		b.Write(val)
 		return nil
 	}
+	placed := make([]bool, len(extra))
 	for i := range rt.NumField() {
 		f := rt.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch name {
 		case "-":
 			continue
 		case "":
 			name = f.Name
 		}
-		if err := write(name, rv.Field(i).Interface()); err != nil {
+		x := rv.Field(i).Interface()
+		if e := slices.IndexFunc(extra, func(e Field) bool { return e.Key == name }); e >= 0 {
+			x, placed[e] = extra[e].Value, true
+		} else if slices.Contains(strings.Split(opts, ","), "omitempty") && isEmpty(rv.Field(i)) {
+			continue
+		}
+		if err := write(name, x); err != nil {
 			return nil, err
 		}
 	}
-	for _, e := range extra {
-		if err := write(e.Key, e.Value); err != nil {
+	for e, f := range extra {
+		if placed[e] {
+			continue
+		}
+		if err := write(f.Key, f.Value); err != nil {
 			return nil, err
 		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// isEmpty is encoding/json's empty value for omitempty: false, 0, a nil
+// pointer or interface, an empty array, slice, map or string.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return v.IsNil()
+	}
+	return false
 }
 
 // nanSafe is JSONNumber of a float64, JSONNumbers of a []float64, else x.

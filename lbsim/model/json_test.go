@@ -49,3 +49,40 @@ func TestMarshalObject(t *testing.T) {
 		t.Errorf("MarshalObject %s, encoding/json %s", mine, std)
 	}
 }
+
+// omitempty leaves out what encoding/json leaves out (0, -0, false, "", nil
+// and empty slices) and keeps NaN as null; an extra field with a field's key
+// takes its place, even where the field is empty, and the others follow.
+func TestMarshalObjectOmitemptyAndPlaced(t *testing.T) {
+	type opt struct {
+		A int       `json:"a,omitempty"`
+		B float64   `json:"b,omitempty"`
+		C []float64 `json:"c,omitempty"`
+		D string    `json:"d,omitempty"`
+		E bool      `json:"e,omitempty"`
+		F *int      `json:"f,omitempty"`
+		G float64   `json:"g"`
+	}
+	one := 1
+	for _, v := range []opt{{}, {B: math.Copysign(0, -1), C: []float64{}}, {A: 2, B: 0.5, C: []float64{1}, D: "x", E: true, F: &one, G: 3}} {
+		mine, err := MarshalObject(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		std, _ := json.Marshal(v)
+		if string(mine) != string(std) {
+			t.Errorf("MarshalObject %s, encoding/json %s", mine, std)
+		}
+	}
+	got, _ := MarshalObject(opt{B: math.NaN()})
+	if want := `{"b":null,"g":0}`; string(got) != want {
+		t.Errorf("NaN under omitempty: got %s, want %s", got, want)
+	}
+	got, err := MarshalObject(opt{G: 1}, Field{Key: "z", Value: 9}, Field{Key: "c", Value: []string{"p"}}, Field{Key: "g", Value: math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"c":["p"],"g":null,"z":9}`; string(got) != want {
+		t.Errorf("placed extras: got %s, want %s", got, want)
+	}
+}
