@@ -27,30 +27,22 @@ type Field struct {
 // is then one call:
 //
 //	func (r *Result) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
-func MarshalObject(v any, extra ...Field) ([]byte, error) {
+func MarshalObject(v any, extra ...Field) ([]byte, error) { return marshal(fields(v, extra)) }
+
+// MarshalSorted is MarshalObject with the keys in sorted order, the order
+// encoding/json writes a map in: for results whose JSON was first written
+// from a map (lbsim run's), so that their bytes stay what they were.
+func MarshalSorted(v any, extra ...Field) ([]byte, error) {
+	fs := fields(v, extra)
+	slices.SortStableFunc(fs, func(a, b Field) int { return strings.Compare(a.Key, b.Key) })
+	return marshal(fs)
+}
+
+// fields lists the keys and values MarshalObject writes, in its order.
+func fields(v any, extra []Field) []Field {
 	rv := reflect.Indirect(reflect.ValueOf(v))
 	rt := rv.Type()
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	write := func(key string, x any) error {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		k, err := json.Marshal(key)
-		if err != nil {
-			return err
-		}
-		val, err := json.Marshal(nanSafe(x))
-		if err != nil {
-			return err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(val)
-		return nil
-	}
+	var out []Field
 	placed := make([]bool, len(extra))
 	for i := range rt.NumField() {
 		f := rt.Field(i)
@@ -70,17 +62,35 @@ func MarshalObject(v any, extra ...Field) ([]byte, error) {
 		} else if slices.Contains(strings.Split(opts, ","), "omitempty") && isEmpty(rv.Field(i)) {
 			continue
 		}
-		if err := write(name, x); err != nil {
-			return nil, err
-		}
+		out = append(out, Field{Key: name, Value: x})
 	}
 	for e, f := range extra {
-		if placed[e] {
-			continue
+		if !placed[e] {
+			out = append(out, f)
 		}
-		if err := write(f.Key, f.Value); err != nil {
+	}
+	return out
+}
+
+// marshal writes fs as a JSON object in their order, NaN-safe.
+func marshal(fs []Field) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(f.Key)
+		if err != nil {
 			return nil, err
 		}
+		val, err := json.Marshal(nanSafe(f.Value))
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

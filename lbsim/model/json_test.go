@@ -86,3 +86,19 @@ func TestMarshalObjectOmitemptyAndPlaced(t *testing.T) {
 		t.Errorf("placed extras: got %s, want %s", got, want)
 	}
 }
+
+// MarshalSorted writes the same keys and values as MarshalObject, sorted as
+// encoding/json sorts a map's keys.
+func TestMarshalSorted(t *testing.T) {
+	s := sample{N: 3, Mean: 1.5, CI95: math.NaN(), Q: []float64{0.5}, Plain: "p", Nested: []inner{{X: 1}}}
+	got, err := MarshalSorted(&s, Field{Key: "a_extra", Value: 2}, Field{Key: "mean", Value: "placed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{"n": 3, "mean": "placed", "mean_ci95": nil, "q": []float64{0.5}, "none": nil, "Plain": "p",
+		"nested": []inner{{X: 1}}, "a_extra": 2}
+	want, _ := json.Marshal(m)
+	if string(got) != string(want) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
