@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim"
@@ -63,4 +65,31 @@ func TestResultJSONBytes(t *testing.T) {
 	bare := &lbsim.Result{Policy: "mine", Engine: lbsim.EngineServers, Replications: 1, Events: 7, WallSeconds: math.NaN(),
 		Occupancy: []float64{0.5, math.NaN()}, MeanSojourn: 1.5, MeanSojournCI95: math.NaN()}
 	modeltest.JSONBytes(t, "testdata/result.json", three, one, bare)
+}
+
+// What MarshalJSON wrote reads back to a result that writes the same bytes
+// again: NaN from null, the replications, the quantiles, empty lists and a
+// missing scenario file.
+func TestResultJSONReadBack(t *testing.T) {
+	data, err := os.ReadFile("testdata/result.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, line := range lines {
+		var r lbsim.Result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		again, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(again) != line {
+			t.Errorf("line %d read back and written again:\n%s\nwant\n%s", i+1, again, line)
+		}
+	}
+	if len(lines) != 3 {
+		t.Errorf("%d results in testdata/result.json, want 3", len(lines))
+	}
 }

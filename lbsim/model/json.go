@@ -3,6 +3,8 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -125,4 +127,70 @@ func nanSafe(x any) any {
 		return JSONNumbers(x)
 	}
 	return x
+}
+
+// UnmarshalObject reads into the struct that v points to what MarshalObject
+// (or MarshalSorted) wrote: v is zeroed, then each of its exported fields
+// takes the value under its json key, null as NaN for a float64 and for the
+// entries of a []float64 (null leaves other fields zero, and so does an
+// absent key; unknown keys are ignored). Nested values are read by
+// encoding/json (so a nested type's own UnmarshalJSON applies). A result
+// type's UnmarshalJSON is then one call, the inverse of its MarshalJSON.
+func UnmarshalObject(data []byte, v any) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	rv := reflect.ValueOf(v).Elem()
+	rv.SetZero()
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		b, ok := raw[name]
+		if !ok {
+			continue
+		}
+		null := string(b) == "null"
+		switch x := rv.Field(i).Addr().Interface().(type) {
+		case *float64:
+			if null {
+				*x = math.NaN()
+				continue
+			}
+			if err := json.Unmarshal(b, x); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			continue
+		case *[]float64:
+			if null {
+				continue
+			}
+			var ps []*float64
+			if err := json.Unmarshal(b, &ps); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			*x = make([]float64, len(ps))
+			for j, p := range ps {
+				(*x)[j] = math.NaN()
+				if p != nil {
+					(*x)[j] = *p
+				}
+			}
+			continue
+		}
+		if null {
+			continue
+		}
+		if err := json.Unmarshal(b, rv.Field(i).Addr().Interface()); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -100,5 +101,30 @@ func TestMarshalSorted(t *testing.T) {
 	want, _ := json.Marshal(m)
 	if string(got) != string(want) {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// UnmarshalObject reads back what MarshalObject writes: null as NaN in
+// floats and in lists of floats, nested values by their own decoding,
+// absent and "-" fields zero, unknown keys ignored; a value of the wrong
+// type is an error naming the key.
+func TestUnmarshalObject(t *testing.T) {
+	s := sample{N: 3, Mean: 1.5, CI95: math.NaN(), Q: []float64{0.5, math.NaN()}, Skip: 7, Plain: "p",
+		Nested: []inner{{X: 2}}, hidden: 1}
+	b, err := MarshalObject(&s, Field{Key: "unknown", Value: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := sample{Skip: 9, hidden: 2} // zeroed first
+	if err := UnmarshalObject(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.N != 3 || back.Mean != 1.5 || !math.IsNaN(back.CI95) || len(back.Q) != 2 || back.Q[0] != 0.5 ||
+		!math.IsNaN(back.Q[1]) || back.None != nil || back.Skip != 0 || back.Plain != "p" || len(back.Nested) != 1 ||
+		back.Nested[0].X != 2 || back.hidden != 0 {
+		t.Errorf("read back %+v from %s", back, b)
+	}
+	if err := UnmarshalObject([]byte(`{"n": "three"}`), &back); err == nil || !strings.Contains(err.Error(), "n:") {
+		t.Errorf("a string for an int: %v, want an error naming n", err)
 	}
 }
