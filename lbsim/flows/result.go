@@ -134,23 +134,15 @@ func (r RepResult) MarshalJSON() ([]byte, error) { return model.MarshalObject(r)
 // the delay quantiles delay_p50, delay_p99.9, ... (each with _ci95),
 // violated_flow_fraction, moved_packet_fraction, table_size, active_flows,
 // remap_rate, mean_queue and q (q_1, q_2, ...).
+// Each is read by its JSON key (model.FigureOf), under that name unless said.
 func (r *Result) Figures() []model.Figure {
-	figs := []model.Figure{
-		model.Int("replications", int64(r.Replications)),
-		model.Int("events", r.Events),
-		model.FloatCI("mean_delay", r.MeanDelay, r.MeanDelayCI95),
-	}
+	figs := model.FiguresOf(r, "replications", "events", "mean_delay")
 	for i, p := range r.QuantileLevels {
 		figs = append(figs, model.FloatCI(quantileName(p), r.DelayQuantiles[i], r.DelayQuantilesCI95[i]))
 	}
-	return append(figs,
-		model.FloatCI("violated_flow_fraction", r.ViolatedFlowFraction, r.ViolatedFlowFractionCI95),
-		model.FloatCI("moved_packet_fraction", r.MovedPacketFraction, r.MovedPacketFractionCI95),
-		model.FloatCI("table_size", r.TableSize, r.TableSizeCI95),
-		model.Float("active_flows", r.ActiveFlows),
-		model.Float("remap_rate", r.RemapRate),
-		model.FloatCI("mean_queue", r.MeanQueue, r.MeanQueueCI95),
-		model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+	figs = append(figs, model.FiguresOf(r, "violated_flow_fraction", "moved_packet_fraction", "table_size", "active_flows",
+		"remap_rate", "mean_queue")...)
+	return append(figs, model.FigureOf(r, "occupancy").Named("q"))
 }
 
 // quantileName is the figure of the delay quantile at level p: delay_p99,
@@ -161,18 +153,12 @@ func quantileName(p float64) string { return "delay_p" + model.FormatFloat(100*p
 func (r *Result) ReplicationFigures() [][]model.Figure {
 	out := make([][]model.Figure, len(r.PerReplication))
 	for k, rr := range r.PerReplication {
-		figs := []model.Figure{
-			model.Int("events", rr.Events),
-			model.Float("mean_delay", rr.MeanDelay),
-		}
+		figs := model.FiguresOf(&rr, "events", "mean_delay")
 		for i, p := range r.QuantileLevels {
 			figs = append(figs, model.Float(quantileName(p), rr.DelayQuantiles[i]))
 		}
-		out[k] = append(figs,
-			model.Float("violated_flow_fraction", rr.ViolatedFlowFraction),
-			model.Float("moved_packet_fraction", rr.MovedPacketFraction),
-			model.Float("table_size", rr.TableSize),
-			model.Vector("q", rr.Occupancy, nil, 0))
+		figs = append(figs, model.FiguresOf(&rr, "violated_flow_fraction", "moved_packet_fraction", "table_size")...)
+		out[k] = append(figs, model.FigureOf(&rr, "occupancy").Named("q"))
 	}
 	return out
 }
