@@ -18,7 +18,7 @@ var Dispatch = &model.Model{
 	Keys:    Keys,
 	Run:     runDispatchPoint,
 	Validate: func(v *param.Values) error {
-		_, err := ScenarioFromValues(v)
+		_, err := scenarioFromCompleted(v.Clone())
 		return err
 	},
 	Memory: dispatchMemory,
@@ -30,7 +30,7 @@ var Dispatch = &model.Model{
 func init() { model.MustRegister(Dispatch) }
 
 func runDispatchPoint(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
-	sc, err := ScenarioFromValues(v)
+	sc, err := scenarioFromCompleted(v.Clone()) // completed by Model.Point
 	if err != nil {
 		return nil, err
 	}

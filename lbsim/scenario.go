@@ -250,6 +250,14 @@ func ScenarioFromValues(v *param.Values) (Scenario, error) {
 	if err := completeKeys(v); err != nil {
 		return Scenario{}, err
 	}
+	return scenarioFromCompleted(v)
+}
+
+// scenarioFromCompleted builds the scenario of keys that Complete has
+// completed (ScenarioFromValues, or a model's point: Dispatch's Memory,
+// Validate and Run get them so), keeping them (they must not be modified
+// afterwards), and checks it without completing them again.
+func scenarioFromCompleted(v *param.Values) (Scenario, error) {
 	if !v.Has(keyPolicy) {
 		return Scenario{}, fmt.Errorf("policy: missing; give --policy NAME or \"policy\" in the scenario file; one of %s",
 			strings.Join(PolicyNames(), ", "))
