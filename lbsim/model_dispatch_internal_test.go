@@ -34,19 +34,6 @@ func TestPointKeysCompletedOnce(t *testing.T) {
 		if *n != 0 {
 			t.Errorf("%v: the keys of a point were completed %d times after Model.Point's completion, want 0", keys, *n)
 		}
-		fresh, err := out.Result.(*Result).Scenario.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Keys.Complete(fresh); err != nil {
-			t.Fatal(err)
-		}
-		var printed struct{ Scenario json.RawMessage }
-		if err := json.Unmarshal(data, &printed); err != nil {
-			t.Fatal(err)
-		}
-		if want, _ := fresh.MarshalJSON(); string(printed.Scenario) != string(want) {
-			t.Errorf("%v: printed scenario %s, completed afresh %s", keys, printed.Scenario, want)
-		}
+		checkPrinted(t, keys, out.Result.(*Result), data)
 	}
 }

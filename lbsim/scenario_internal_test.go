@@ -78,20 +78,7 @@ func TestKeysCompletedOncePerRun(t *testing.T) {
 		if *n != 1 {
 			t.Errorf("%v: the keys were completed %d times in one run, want 1", keys, *n)
 		}
-		fresh, err := res.Scenario.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Keys.Complete(fresh); err != nil {
-			t.Fatal(err)
-		}
-		var printed struct{ Scenario json.RawMessage }
-		if err := json.Unmarshal(out, &printed); err != nil {
-			t.Fatal(err)
-		}
-		if want, _ := fresh.MarshalJSON(); string(printed.Scenario) != string(want) {
-			t.Errorf("%v: printed scenario %s, completed afresh %s", keys, printed.Scenario, want)
-		}
+		checkPrinted(t, keys, res, out)
 	}
 }
 
@@ -114,5 +101,25 @@ func TestEditedScenarioCompletedAfresh(t *testing.T) {
 	}
 	if *n != 1 || v.Float("horizon") != 200 || v.Has("grid") {
 		t.Errorf("edited scenario: %d completions, horizon %v, grid present %v; want 1, 200, false", *n, v.Float("horizon"), v.Has("grid"))
+	}
+}
+
+// checkPrinted fails t unless the scenario printed in out, the JSON of res,
+// is what completing the fields of res.Scenario afresh gives.
+func checkPrinted(t *testing.T, keys map[string]any, res *Result, out []byte) {
+	t.Helper()
+	fresh, err := res.Scenario.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Keys.Complete(fresh); err != nil {
+		t.Fatal(err)
+	}
+	var printed struct{ Scenario json.RawMessage }
+	if err := json.Unmarshal(out, &printed); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := fresh.MarshalJSON(); string(printed.Scenario) != string(want) {
+		t.Errorf("%v: printed scenario %s, completed afresh %s", keys, printed.Scenario, want)
 	}
 }
