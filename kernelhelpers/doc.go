@@ -26,7 +26,7 @@
 //	kernelhelpers.Stationary([]kernelhelpers.Curve{{"JSQ(2)", res.Occupancy}}, []kernelhelpers.Curve{{"fixed point", fp}}).Display() // Tails
 //	kernelhelpers.Tails([]kernelhelpers.Series{kernelhelpers.ResultTail("JSQ(2)", res)}).Display() // with the 95% band
 //	kernelhelpers.ResultsTable(results).Display() // NewTable
-//	sc.Progress = kernelhelpers.ProgressBar("JSQ(2)") // a Bar
+//	sc.Progress = kernelhelpers.NewProgressBar("JSQ(2)").Update // Bar.Update takes lbsim.Progress
 //
 // Graph draws a small graph coloured by queue length over snapshots.
 // Constructors take functional options (Title, XLabel, LogY, Levels, NoBand,

@@ -8,8 +8,11 @@ import (
 )
 
 // Bar is a progress bar drawn in the notebook and updated in place (a GoNB
-// display id). It is safe for concurrent use; redraws are throttled (Interval,
-// default 250ms), except the final 100% state, which is always drawn.
+// display id); NewProgressBar makes one, and it is the one progress API: Update
+// takes lbsim's reports (sc.Progress = bar.Update), Set a fraction from a
+// model's Progress func(float64), Step a loop's count, Finish the end. It is
+// safe for concurrent use; redraws are throttled (Interval, default 250ms),
+// except the final 100% state, which is always drawn.
 type Bar struct {
 	mu       sync.Mutex
 	id       string

@@ -14,7 +14,7 @@ import (
 	"github.com/lbsim/notebooks/lbsim/meanfield"
 )
 
-// compatGraph is the graph helper of the internal tests (compat_policy_test.go).
+// compatGraph is the graph helper of the internal tests (policy_compat_jsqd_test.go).
 var compatGraph = lbsim.CompatTestGraph
 
 // TestCompatSimulationMatchesExact runs both compat policies, both

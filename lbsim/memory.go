@@ -28,7 +28,7 @@ const (
 // dispatchMemory is Dispatch.Memory: the estimate of a run of completed
 // values on all cores.
 func dispatchMemory(v *param.Values) (float64, string) {
-	sc, err := ScenarioFromValues(v) // completed and checked already: no resolve
+	sc, err := scenarioFromCompleted(v.Clone()) // completed and checked already
 	if err != nil {
 		return 0, "" // Validate reports it
 	}

@@ -18,7 +18,7 @@ var Dispatch = &model.Model{
 	Keys:    Keys,
 	Run:     runDispatchPoint,
 	Validate: func(v *param.Values) error {
-		_, err := ScenarioFromValues(v)
+		_, err := scenarioFromCompleted(v.Clone())
 		return err
 	},
 	Memory: dispatchMemory,
@@ -30,7 +30,7 @@ var Dispatch = &model.Model{
 func init() { model.MustRegister(Dispatch) }
 
 func runDispatchPoint(ctx context.Context, v *param.Values, workers int, progress func(float64)) (*model.Outcome, error) {
-	sc, err := ScenarioFromValues(v)
+	sc, err := scenarioFromCompleted(v.Clone()) // completed by Model.Point
 	if err != nil {
 		return nil, err
 	}
@@ -46,40 +46,29 @@ func runDispatchPoint(ctx context.Context, v *param.Values, workers int, progres
 }
 
 // Figures returns the result's summary figures, the columns of a sweep's
-// summary CSV: replications, engine_used, events, mean tasks per server,
-// mean sojourn and wait probability with their 95% half-widths, the largest
-// queue, the sojourn quantiles (sojourn_p50, ...) and the occupancy q1, q2,
-// ... with q1_ci95, ....
+// summary CSV: replications, engine_used (the JSON's engine), events, mean
+// tasks per server, mean sojourn and wait probability with their 95%
+// half-widths, the largest queue, the sojourn quantiles (sojourn_p50, ...)
+// and the occupancy q1, q2, ... with q1_ci95, .... Each is read by its JSON
+// key (model.FigureOf), under that name unless said.
 func (r *Result) Figures() []model.Figure {
-	figs := []model.Figure{
-		model.Int("replications", int64(r.Replications)),
-		model.Text("engine_used", string(r.Engine)),
-		model.Int("events", r.Events),
-		model.FloatCI("mean_tasks_per_server", r.MeanTasksPerServer, r.MeanTasksPerServerCI95),
-		model.FloatCI("mean_sojourn", r.MeanSojourn, r.MeanSojournCI95),
-		model.FloatCI("wait_probability", r.WaitProbability, r.WaitProbabilityCI95),
-		model.Int("max_queue_length", int64(r.MaxQueueLength)),
-	}
+	figs := append(model.FiguresOf(r, "replications"), model.FigureOf(r, "engine").Named("engine_used"))
+	figs = append(figs, model.FiguresOf(r, "events", "mean_tasks_per_server", "mean_sojourn", "wait_probability",
+		"max_queue_length")...)
 	for _, q := range r.SojournQuantiles {
 		figs = append(figs, model.Float("sojourn_p"+strconv.FormatFloat(100*q.P, 'g', -1, 64), q.Value))
 	}
-	return append(figs, model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+	return append(figs, model.FigureOf(r, "occupancy").Named("q"))
 }
 
 // ReplicationFigures returns each replication's figures, the columns of a
-// sweep's per-replication CSV.
+// sweep's per-replication CSV: those of Figures that a replication has.
 func (r *Result) ReplicationFigures() [][]model.Figure {
 	out := make([][]model.Figure, len(r.PerReplication))
 	for k, rr := range r.PerReplication {
-		out[k] = []model.Figure{
-			model.Text("engine_used", string(r.Engine)),
-			model.Int("events", rr.Events),
-			model.Float("mean_tasks_per_server", rr.MeanTasksPerServer),
-			model.Float("mean_sojourn", rr.MeanSojourn),
-			model.Float("wait_probability", rr.WaitProbability),
-			model.Int("max_queue_length", int64(rr.MaxQueueLength)),
-			model.Vector("q", rr.Occupancy, nil, 0),
-		}
+		out[k] = append([]model.Figure{model.FigureOf(r, "engine").Named("engine_used")},
+			model.FiguresOf(rr, "events", "mean_tasks_per_server", "mean_sojourn", "wait_probability", "max_queue_length")...)
+		out[k] = append(out[k], model.FigureOf(rr, "occupancy").Named("q"))
 	}
 	return out
 }

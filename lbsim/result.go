@@ -12,27 +12,28 @@ import (
 
 // Result is what a run measured: means over replications with 95% confidence
 // half-widths (Student t over replications; NaN with a single replication).
+// The json tags are the keys `lbsim run` prints (MarshalJSON).
 type Result struct {
 	// Scenario is the scenario after defaults: Run(ctx, res.Scenario), or its
 	// JSON form as a scenario file, reproduces the result.
-	Scenario Scenario
+	Scenario Scenario `json:"scenario"`
 	// Policy is the policy's name; Engine the engine that ran.
-	Policy string
-	Engine Engine
+	Policy string `json:"policy"`
+	Engine Engine `json:"engine"`
 
-	Replications int
+	Replications int `json:"replications"`
 	// Events counts arrivals and departures over all replications.
-	Events          int64
-	WallSeconds     float64
-	EventsPerSecond float64
+	Events          int64   `json:"events"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	EventsPerSecond float64 `json:"events_per_second"`
 
 	// Occupancy[i-1] is the time-average q_i over [warmup, horizon]: the
 	// fraction of servers with at least i tasks.
-	Occupancy     []float64
-	OccupancyCI95 []float64
+	Occupancy     []float64 `json:"occupancy"`
+	OccupancyCI95 []float64 `json:"occupancy_ci95"`
 	// MeanTasksPerServer is sum_i q_i.
-	MeanTasksPerServer     float64
-	MeanTasksPerServerCI95 float64
+	MeanTasksPerServer     float64 `json:"mean_tasks_per_server"`
+	MeanTasksPerServerCI95 float64 `json:"mean_tasks_per_server_ci95"`
 	// MeanSojourn is the mean time in system of tasks arriving after the warmup.
 	// Service is exponential and FIFO, so a task that joins a queue of length l at
 	// a server of rate mu stays (l+1)/mu on average whatever happens later; the
@@ -40,24 +41,24 @@ type Result struct {
 	// sampled sojourns, same expectation). On EngineGeneral it is the mean of
 	// the actual sojourn times of the tasks arriving in (warmup, horizon],
 	// including those that leave after the horizon (see runGeneral).
-	MeanSojourn     float64
-	MeanSojournCI95 float64
+	MeanSojourn     float64 `json:"mean_sojourn"`
+	MeanSojournCI95 float64 `json:"mean_sojourn_ci95"`
 	// WaitProbability is the fraction of tasks that joined a busy server.
-	WaitProbability     float64
-	WaitProbabilityCI95 float64
+	WaitProbability     float64 `json:"wait_probability"`
+	WaitProbabilityCI95 float64 `json:"wait_probability_ci95"`
 	// SojournQuantiles are quantiles of the sojourn-time distribution of tasks
 	// arriving after the warmup, pooled over replications: the exact mixture of
 	// Erlang(l+1, mu) laws weighted by the observed counts of (l, mu) at
 	// arrival. Nil with more than 256 distinct service rates. On EngineGeneral
 	// they come from a log-bucketed histogram of the actual sojourn times
 	// (buckets 0.8% wide, midpoints reported: within 0.4%).
-	SojournQuantiles []Quantile
+	SojournQuantiles []Quantile `json:"sojourn_quantiles"`
 	// MaxQueueLength is the largest queue length seen in any replication.
-	MaxQueueLength int
+	MaxQueueLength int `json:"max_queue_length"`
 	// Trajectory is q_i(t) on the grid, when Scenario.Grid > 0.
-	Trajectory *Trajectory
+	Trajectory *Trajectory `json:"-"`
 	// PerReplication holds each replication's own figures, in order.
-	PerReplication []ReplicationResult
+	PerReplication []ReplicationResult `json:"per_replication"`
 }
 
 // Quantile is a point of a distribution: P(X <= Value) = P.

@@ -1,92 +1,38 @@
 package lbsim
 
-import (
-	"encoding/json"
-	"math"
+import "github.com/lbsim/notebooks/lbsim/model"
 
-	"github.com/lbsim/notebooks/lbsim/model"
-)
-
-// MarshalJSON writes the result with snake_case keys, the ones `lbsim run`
-// prints. Values that are not numbers (a confidence half-width from a single
-// replication) are written as null. The trajectory is not included: write it
-// with Trajectory.WriteCSV.
+// MarshalJSON writes the result with snake_case keys (its json tags), the
+// ones `lbsim run` prints, in sorted order (model.MarshalSorted: the order
+// they have always had). Values that are not numbers (a confidence
+// half-width from a single replication) are written as null. The trajectory
+// is not included: write it with Trajectory.WriteCSV.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	// The scenario file of the run; a policy built in Go from a value that
 	// has no keys (a graph made in Go, a type of your own) has none.
-	var scenario any
-	note := ""
+	extra := []model.Field{{Key: "scenario"}, {Key: "sojourn_quantiles", Value: orEmpty(r.SojournQuantiles)},
+		{Key: "per_replication", Value: orEmpty(r.PerReplication)}}
 	if v, err := r.Scenario.fileValues(); err != nil {
-		note = err.Error()
+		extra = append(extra, model.Field{Key: "scenario_note", Value: err.Error()})
 	} else {
-		scenario = v
+		extra[0].Value = v
 	}
-	per := make([]map[string]any, len(r.PerReplication))
-	for k, rr := range r.PerReplication {
-		per[k] = map[string]any{
-			"events":                rr.Events,
-			"occupancy":             model.JSONNumbers(rr.Occupancy),
-			"mean_tasks_per_server": model.JSONNumber(rr.MeanTasksPerServer),
-			"mean_sojourn":          model.JSONNumber(rr.MeanSojourn),
-			"wait_probability":      model.JSONNumber(rr.WaitProbability),
-			"max_queue_length":      rr.MaxQueueLength,
-		}
-	}
-	quantiles := make([]map[string]any, len(r.SojournQuantiles))
-	for k, q := range r.SojournQuantiles {
-		quantiles[k] = map[string]any{"p": q.P, "value": model.JSONNumber(q.Value)}
-	}
-	out := map[string]any{
-		"scenario":                   scenario,
-		"policy":                     r.Policy,
-		"engine":                     r.Engine,
-		"replications":               r.Replications,
-		"events":                     r.Events,
-		"wall_seconds":               model.JSONNumber(r.WallSeconds),
-		"events_per_second":          model.JSONNumber(r.EventsPerSecond),
-		"occupancy":                  model.JSONNumbers(r.Occupancy),
-		"occupancy_ci95":             model.JSONNumbers(r.OccupancyCI95),
-		"mean_tasks_per_server":      model.JSONNumber(r.MeanTasksPerServer),
-		"mean_tasks_per_server_ci95": model.JSONNumber(r.MeanTasksPerServerCI95),
-		"mean_sojourn":               model.JSONNumber(r.MeanSojourn),
-		"mean_sojourn_ci95":          model.JSONNumber(r.MeanSojournCI95),
-		"wait_probability":           model.JSONNumber(r.WaitProbability),
-		"wait_probability_ci95":      model.JSONNumber(r.WaitProbabilityCI95),
-		"sojourn_quantiles":          quantiles,
-		"max_queue_length":           r.MaxQueueLength,
-		"per_replication":            per,
-	}
-	if note != "" {
-		out["scenario_note"] = note
-	}
-	return json.Marshal(out)
+	return model.MarshalSorted(r, extra...)
 }
 
-// nullableFloat is a JSON number or null (NaN).
-type nullableFloat float64
+// MarshalJSON writes the figures of a replication under their json tags,
+// sorted as in a Result, NaN (no arrival) as null (model.MarshalSorted).
+func (rr ReplicationResult) MarshalJSON() ([]byte, error) { return model.MarshalSorted(rr) }
 
-func (x *nullableFloat) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*x = nullableFloat(math.NaN())
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	*x = nullableFloat(f)
-	return nil
-}
+// MarshalJSON writes p and value, a NaN value as null (model.MarshalObject).
+func (q Quantile) MarshalJSON() ([]byte, error) { return model.MarshalObject(q) }
 
-func floats(xs []nullableFloat) []float64 {
+// orEmpty is xs, or an empty list for nil (written [] rather than null).
+func orEmpty[T any](xs []T) []T {
 	if xs == nil {
-		return nil
+		return []T{}
 	}
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = float64(x)
-	}
-	return out
+	return xs
 }
 
 // UnmarshalJSON reads back what MarshalJSON writes (kh.Keep and kh.Recall
@@ -94,60 +40,11 @@ func floats(xs []nullableFloat) []float64 {
 // the replications' own figures, so that estimates (kh.Occ, kh.Sojourn) can
 // be made from a recalled result, and the scenario (Scenario.UnmarshalJSON,
 // from its scenario file; zero when the result had none). The trajectory is
-// not in the JSON form.
-func (r *Result) UnmarshalJSON(b []byte) error {
-	var in struct {
-		Scenario               json.RawMessage `json:"scenario"`
-		Policy                 string          `json:"policy"`
-		Engine                 Engine          `json:"engine"`
-		Replications           int             `json:"replications"`
-		Events                 int64           `json:"events"`
-		WallSeconds            nullableFloat   `json:"wall_seconds"`
-		EventsPerSecond        nullableFloat   `json:"events_per_second"`
-		Occupancy              []nullableFloat `json:"occupancy"`
-		OccupancyCI95          []nullableFloat `json:"occupancy_ci95"`
-		MeanTasksPerServer     nullableFloat   `json:"mean_tasks_per_server"`
-		MeanTasksPerServerCI95 nullableFloat   `json:"mean_tasks_per_server_ci95"`
-		MeanSojourn            nullableFloat   `json:"mean_sojourn"`
-		MeanSojournCI95        nullableFloat   `json:"mean_sojourn_ci95"`
-		WaitProbability        nullableFloat   `json:"wait_probability"`
-		WaitProbabilityCI95    nullableFloat   `json:"wait_probability_ci95"`
-		MaxQueueLength         int             `json:"max_queue_length"`
-		SojournQuantiles       []struct {
-			P     float64       `json:"p"`
-			Value nullableFloat `json:"value"`
-		} `json:"sojourn_quantiles"`
-		PerReplication []struct {
-			Events             int64           `json:"events"`
-			Occupancy          []nullableFloat `json:"occupancy"`
-			MeanTasksPerServer nullableFloat   `json:"mean_tasks_per_server"`
-			MeanSojourn        nullableFloat   `json:"mean_sojourn"`
-			WaitProbability    nullableFloat   `json:"wait_probability"`
-			MaxQueueLength     int             `json:"max_queue_length"`
-		} `json:"per_replication"`
-	}
-	if err := json.Unmarshal(b, &in); err != nil {
-		return err
-	}
-	*r = Result{
-		Policy: in.Policy, Engine: in.Engine, Replications: in.Replications, Events: in.Events,
-		WallSeconds: float64(in.WallSeconds), EventsPerSecond: float64(in.EventsPerSecond),
-		Occupancy: floats(in.Occupancy), OccupancyCI95: floats(in.OccupancyCI95),
-		MeanTasksPerServer: float64(in.MeanTasksPerServer), MeanTasksPerServerCI95: float64(in.MeanTasksPerServerCI95),
-		MeanSojourn: float64(in.MeanSojourn), MeanSojournCI95: float64(in.MeanSojournCI95),
-		WaitProbability: float64(in.WaitProbability), WaitProbabilityCI95: float64(in.WaitProbabilityCI95),
-		MaxQueueLength: in.MaxQueueLength,
-	}
-	for _, q := range in.SojournQuantiles {
-		r.SojournQuantiles = append(r.SojournQuantiles, Quantile{P: q.P, Value: float64(q.Value)})
-	}
-	for _, rr := range in.PerReplication {
-		r.PerReplication = append(r.PerReplication, ReplicationResult{
-			Events: rr.Events, Occupancy: floats(rr.Occupancy), MeanTasksPerServer: float64(rr.MeanTasksPerServer),
-			MeanSojourn: float64(rr.MeanSojourn), WaitProbability: float64(rr.WaitProbability), MaxQueueLength: rr.MaxQueueLength})
-	}
-	if len(in.Scenario) > 0 && string(in.Scenario) != "null" {
-		return json.Unmarshal(in.Scenario, &r.Scenario)
-	}
-	return nil
-}
+// not in the JSON form (model.UnmarshalObject).
+func (r *Result) UnmarshalJSON(b []byte) error { return model.UnmarshalObject(b, r) }
+
+// UnmarshalJSON reads what MarshalJSON writes, null as NaN.
+func (rr *ReplicationResult) UnmarshalJSON(b []byte) error { return model.UnmarshalObject(b, rr) }
+
+// UnmarshalJSON reads what MarshalJSON writes, null as NaN.
+func (q *Quantile) UnmarshalJSON(b []byte) error { return model.UnmarshalObject(b, q) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -108,6 +109,11 @@ type Scenario struct {
 	// policyKeys are the keys the policy was built from, when it came from
 	// keys (a file, the command line, a sweep) and cannot state them itself.
 	policyKeys map[string]any
+	// keys are the scenario's keys as Complete left them, kept by
+	// ScenarioFromValues and resolve so that later steps of the same run
+	// read them instead of completing them again (see completed). Never
+	// modified once set: copies of the scenario share them.
+	keys *param.Values
 }
 
 // Progress reports how far a run has got.
@@ -122,17 +128,16 @@ type Progress struct {
 }
 
 // resolve completes the scenario's keys (defaults, one check per key, see
-// Keys) and checks what depends on several of them and on the policy. It
-// returns the scenario the engines run: every default filled in and Warmup
-// the actual warm-up time (0 for none).
+// Keys; reused when the scenario carries them, see completed) and checks
+// what depends on several of them and on the policy. It returns the
+// scenario the engines run, carrying its completed keys: every default
+// filled in and Warmup the actual warm-up time (0 for none).
 func (sc Scenario) resolve() (Scenario, error) {
-	v, err := sc.Values()
+	v, err := sc.completed()
 	if err != nil {
 		return sc, err
 	}
-	if err := Keys.Complete(v); err != nil {
-		return sc, err
-	}
+	sc.keys = v
 	if sc.Policy == nil {
 		return sc, fmt.Errorf("policy: missing; must be one of %s (or, in Go, any Policy value such as lbsim.JSQd(2))",
 			strings.Join(PolicyNames(), ", "))
@@ -242,9 +247,17 @@ func (sc Scenario) Values() (*param.Values, error) {
 // them (defaults and checks; errors name the key) and builds the policy.
 func ScenarioFromValues(v *param.Values) (Scenario, error) {
 	v = v.Clone()
-	if err := Keys.Complete(v); err != nil {
+	if err := completeKeys(v); err != nil {
 		return Scenario{}, err
 	}
+	return scenarioFromCompleted(v)
+}
+
+// scenarioFromCompleted builds the scenario of keys that Complete has
+// completed (ScenarioFromValues, or a model's point: Dispatch's Memory,
+// Validate and Run get them so), keeping them (they must not be modified
+// afterwards), and checks it without completing them again.
+func scenarioFromCompleted(v *param.Values) (Scenario, error) {
 	if !v.Has(keyPolicy) {
 		return Scenario{}, fmt.Errorf("policy: missing; give --policy NAME or \"policy\" in the scenario file; one of %s",
 			strings.Join(PolicyNames(), ", "))
@@ -260,7 +273,7 @@ func ScenarioFromValues(v *param.Values) (Scenario, error) {
 		Horizon:    v.Float(keyHorizon), Warmup: v.Float(keyWarmup), Replications: v.Int(keyReplications),
 		Seed: v.Uint(keySeed), Engine: Engine(v.String(keyEngine)),
 		InitOccupancy: v.Floats(keyInit), InitLengths: v.Ints(keyInitLengths),
-		Grid: v.Float(keyGrid), AllowUnstable: v.Bool(keyAllowUnstable),
+		Grid: v.Float(keyGrid), AllowUnstable: v.Bool(keyAllowUnstable), keys: v,
 	}
 	if sc.Warmup == 0 {
 		sc.Warmup = NoWarmup
@@ -302,7 +315,7 @@ func (sc Scenario) MarshalJSON() ([]byte, error) {
 // that reproduces it, or an error saying why not: a policy or a service law
 // built in Go from a value that has no keys.
 func (sc Scenario) fileValues() (*param.Values, error) {
-	v, err := sc.CompletedValues()
+	v, err := sc.completed()
 	if err != nil {
 		return nil, err
 	}
@@ -331,14 +344,58 @@ func (sc *Scenario) UnmarshalJSON(data []byte) error {
 
 // CompletedValues returns the keys of sc after defaults (see Values).
 func (sc Scenario) CompletedValues() (*param.Values, error) {
+	v, err := sc.completed()
+	if err != nil {
+		return nil, err
+	}
+	return v.Clone(), nil
+}
+
+// completeKeys is Keys.Complete, the one completion of a scenario's keys
+// (defaults, one check per key); a variable so that the tests can count
+// the completions of a run.
+var completeKeys = func(v *param.Values) error { return Keys.Complete(v) }
+
+// completed returns the keys of sc after defaults, to be read and not
+// modified. A scenario built from keys (ScenarioFromValues) or resolved for
+// a run carries them, completed once: they are returned as long as the
+// scenario's fields still say the same (every key Values states has its
+// value there, and every other key there is a default, not given), so that
+// building, running and printing a scenario complete its keys once. A
+// scenario whose fields were changed since is completed afresh.
+func (sc Scenario) completed() (*param.Values, error) {
 	v, err := sc.Values()
 	if err != nil {
 		return nil, err
 	}
-	if err := Keys.Complete(v); err != nil {
+	if sc.keys != nil && states(v, sc.keys) {
+		return sc.keys, nil
+	}
+	if err := completeKeys(v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// states reports whether the completed keys c are a completion of the keys
+// v: each key of v is in c with the same value, and each other key of c is
+// a default (or implied), not given.
+func states(v, c *param.Values) bool {
+	for _, name := range c.Present() {
+		if v.Has(name) {
+			if !reflect.DeepEqual(v.Get(name), c.Get(name)) {
+				return false
+			}
+		} else if c.Given(name) {
+			return false
+		}
+	}
+	for _, name := range v.Present() {
+		if !c.Has(name) {
+			return false
+		}
+	}
+	return true
 }
 
 // parsedLaw is a service law read from its spec, which it keeps so that the

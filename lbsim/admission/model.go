@@ -248,6 +248,9 @@ type Result struct {
 // Figures returns optimal_threshold, threshold_scaled, revenue, eta_limit,
 // revenue_limit, eta_lower_bound, eta_upper_bound, then revenue_curve (with thresholds) and
 // simulated_revenue with its half-width and events (with simulate).
+// Each is read by its JSON key (model.FigureOf), but eta_upper_bound (null
+// in the JSON when unbounded, a number here) and the simulation's revenue
+// (written as simulation.revenue and simulation_ci95).
 func (res *Result) Figures() []model.Figure {
 	figs, _ := res.figures(context.Background())
 	return figs
@@ -256,15 +259,8 @@ func (res *Result) Figures() []model.Figure {
 // figures is Figures, cut short with ctx's error once ctx is done (the
 // revenue curve can hold 10^7 values).
 func (res *Result) figures(ctx context.Context) ([]model.Figure, error) {
-	figs := []model.Figure{
-		model.Int("optimal_threshold", int64(res.OptimalThreshold)),
-		model.Float("threshold_scaled", res.ThresholdScaled),
-		model.Float("revenue", res.OptimalRevenue),
-		model.Float("eta_limit", res.EtaLimit),
-		model.Float("revenue_limit", res.RevenueLimit),
-		model.Float("eta_lower_bound", res.EtaLower),
-		model.Float("eta_upper_bound", res.etaUpper),
-	}
+	figs := append(model.FiguresOf(res, "optimal_threshold", "threshold_scaled", "revenue", "eta_limit", "revenue_limit",
+		"eta_lower_bound"), model.Float("eta_upper_bound", res.etaUpper))
 	if res.Curve != nil {
 		curve, err := model.VectorContext(ctx, "revenue_curve", res.Curve, nil, math.NaN())
 		if err != nil {
@@ -273,8 +269,7 @@ func (res *Result) figures(ctx context.Context) ([]model.Figure, error) {
 		figs = append(figs, curve)
 	}
 	if sim := res.Simulation; sim != nil {
-		figs = append(figs, model.FloatCI("simulated_revenue", sim.Revenue, sim.RevenueCI95),
-			model.Int("events", sim.Events))
+		figs = append(figs, model.FloatCI("simulated_revenue", sim.Revenue, sim.RevenueCI95), model.FigureOf(sim, "events"))
 	}
 	return figs, nil
 }

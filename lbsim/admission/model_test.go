@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lbsim/notebooks/lbsim/internal/modeltest"
 	"github.com/lbsim/notebooks/lbsim/model"
 )
 
@@ -151,4 +152,28 @@ func TestTinyOptimum(t *testing.T) {
 			t.Errorf("%s: bounds %v <= eta* = %v <= %v do not hold, or eta* is the tolerance's 2^-34", law, res.EtaLower, res.EtaLimit, res.etaUpper)
 		}
 	}
+}
+
+// The figures of a point (a sweep's columns) are byte for byte what they
+// were (testdata/figures.json, written before the figures were read by the
+// keys of their fields): the optimum alone, with a revenue curve, and with a
+// simulation of one replication and of several.
+func TestFiguresBytes(t *testing.T) {
+	var values []any
+	for _, p := range []struct {
+		keys map[string]any
+		reps int
+	}{
+		{map[string]any{"servers": 100, "beta": 0.5}, 1},
+		{map[string]any{"servers": 400, "beta": -0.5, "revenue": "exponential:a=1,b=2", "thresholds": "0:8"}, 1},
+		{map[string]any{"servers": 50, "beta": 0.3, "simulate": true, "horizon": 200.0}, 1},
+		{map[string]any{"servers": 50, "beta": 0.3, "simulate": true, "horizon": 200.0}, 3},
+	} {
+		_, out, err := modeltest.Point(t, "admission", p.keys, 9, p.reps, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values = append(values, out.Figures)
+	}
+	modeltest.JSONBytes(t, "testdata/figures.json", values...)
 }

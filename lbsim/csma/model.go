@@ -349,10 +349,7 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 			Write: func(w io.Writer) error { return EncodeTrace(w, res) }})
 	}
 	for _, r := range res.PerReplication {
-		out.PerReplication = append(out.PerReplication, []model.Figure{
-			model.Vector("theta", r.Theta, nil, math.NaN()),
-			model.Vector("activity", r.Activity, nil, math.NaN()),
-			model.Int("events", r.Events)})
+		out.PerReplication = append(out.PerReplication, r.Figures())
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package csma
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -43,7 +42,8 @@ type Options struct {
 }
 
 // Result is what a run produced: means over the replications with 95%
-// half-widths (NaN for one replication).
+// half-widths (NaN for one replication). The fields are in the order of the
+// JSON object lbsim csma has always written: the half-widths come last.
 type Result struct {
 	Conflict  string `json:"conflict"`
 	Nodes     int    `json:"nodes"`
@@ -54,10 +54,9 @@ type Result struct {
 	Time float64 `json:"time"`
 	// Theta is the final theta; Activity the activities measured over the
 	// last ActivityWindows windows (a tenth of them, at least one).
+	// Their half-widths are ThetaCI95 and ActivityCI95 (last).
 	Theta           []float64 `json:"theta"`
-	ThetaCI95       []float64 `json:"-"`
 	Activity        []float64 `json:"activity"`
-	ActivityCI95    []float64 `json:"-"`
 	ActivityWindows int       `json:"activity_windows"`
 	// Exact is the exact reference when the graph has at most MaxExactSets
 	// independent sets.
@@ -71,7 +70,9 @@ type Result struct {
 	// update, then the activities measured in the window (with Trace).
 	Trace [][][]float64 `json:"-"`
 	// WindowEnds are the end times of the windows.
-	WindowEnds []float64 `json:"-"`
+	WindowEnds   []float64 `json:"-"`
+	ThetaCI95    []float64 `json:"theta_ci95"`
+	ActivityCI95 []float64 `json:"activity_ci95"`
 }
 
 // Replica is what one replication gave.
@@ -255,31 +256,32 @@ func exactReference(sets *IndependentSets, obj Objective, theta []float64) (*Exa
 // Figures are theta and activity (with half-widths), events, and with the
 // exact reference exact_theta, theta_error, exact_activity and, when
 // computed, spectral_gap and relaxation_time at theta*.
+// Each is read by its JSON key (model.FigureOf), under that name unless
+// said.
 func (r *Result) Figures() []model.Figure {
 	figs := []model.Figure{
-		model.Vector("theta", r.Theta, r.ThetaCI95, math.NaN()),
-		model.Vector("activity", r.Activity, r.ActivityCI95, math.NaN()),
-		model.Int("events", r.Events),
+		model.FigureOf(r, "theta").Padded(math.NaN()),
+		model.FigureOf(r, "activity").Padded(math.NaN()),
+		model.FigureOf(r, "events"),
 	}
 	if ex := r.Exact; ex != nil {
-		figs = append(figs, model.Vector("exact_theta", ex.Theta, nil, math.NaN()),
-			model.Float("theta_error", ex.ThetaError),
-			model.Vector("exact_activity", ex.Activity, nil, math.NaN()))
+		figs = append(figs, model.FigureOf(ex, "theta").Named("exact_theta").Padded(math.NaN()),
+			model.FigureOf(ex, "theta_error"),
+			model.FigureOf(ex, "activity").Named("exact_activity").Padded(math.NaN()))
 		if ex.Mixing != nil {
-			figs = append(figs, model.Float("spectral_gap", ex.Mixing.Gap),
-				model.Float("relaxation_time", ex.Mixing.RelaxationTime))
+			figs = append(figs, model.FiguresOf(ex.Mixing, "spectral_gap", "relaxation_time")...)
 		}
 	}
 	return figs
 }
 
-// MarshalJSON writes the result with theta_ci95 and activity_ci95 (null
-// entries for one replication).
-func (r *Result) MarshalJSON() ([]byte, error) {
-	type plain Result
-	return json.Marshal(struct {
-		*plain
-		ThetaCI95    []any `json:"theta_ci95"`
-		ActivityCI95 []any `json:"activity_ci95"`
-	}{(*plain)(r), model.JSONNumbers(r.ThetaCI95), model.JSONNumbers(r.ActivityCI95)})
+// Figures are a replication's theta, activity and events, read by their
+// JSON keys (model.FigureOf).
+func (r *Replica) Figures() []model.Figure {
+	return []model.Figure{model.FigureOf(r, "theta").Padded(math.NaN()), model.FigureOf(r, "activity").Padded(math.NaN()),
+		model.FigureOf(r, "events")}
 }
+
+// MarshalJSON writes the result with theta_ci95 and activity_ci95 (null
+// entries for one replication; model.MarshalObject).
+func (r *Result) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }

@@ -1,7 +1,6 @@
 package flows
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/lbsim/notebooks/lbsim/mc"
@@ -10,6 +9,9 @@ import (
 
 // Result is what Simulate measured: means over the replications with their
 // 95% half-widths (Student t over replications; NaN with one replication).
+// The fields are in the order of the JSON object (MarshalJSON), the order
+// lbsim flows has always written: the figures that may be NaN come after
+// per_replication.
 type Result struct {
 	Servers int `json:"servers"`
 	// Rates are the per-server service rates (absent: all 1).
@@ -28,33 +30,17 @@ type Result struct {
 	Replications   int       `json:"replications"`
 	Seed           uint64    `json:"seed"`
 	// Events counts packet arrivals and departures over all replications;
-	// EventsPerSecond divides it by the wall time.
-	Events          int64   `json:"events"`
-	Packets         int64   `json:"packets"`
-	Flows           int64   `json:"flows"`
-	WallSeconds     float64 `json:"wall_seconds"`
-	EventsPerSecond float64 `json:"events_per_second"`
-	// MeanDelay is the mean packet delay (sojourn: wait plus service);
-	// DelayQuantiles[i] the mean over replications of each replication's
-	// exact quantile at level QuantileLevels[i].
-	MeanDelay          float64   `json:"mean_delay"`
-	MeanDelayCI95      float64   `json:"mean_delay_ci95"`
-	QuantileLevels     []float64 `json:"-"`
-	DelayQuantiles     []float64 `json:"-"`
-	DelayQuantilesCI95 []float64 `json:"-"`
-	// ViolatedFlowFraction, MovedPacketFraction: see RepResult.
-	ViolatedFlowFraction     float64 `json:"violated_flow_fraction"`
-	ViolatedFlowFractionCI95 float64 `json:"violated_flow_fraction_ci95"`
-	MovedPacketFraction      float64 `json:"moved_packet_fraction"`
-	MovedPacketFractionCI95  float64 `json:"moved_packet_fraction_ci95"`
+	// EventsPerSecond (below) divides it by the wall time.
+	Events      int64   `json:"events"`
+	Packets     int64   `json:"packets"`
+	Flows       int64   `json:"flows"`
+	WallSeconds float64 `json:"wall_seconds"`
 	// Remaps is the mean number of bin remaps per unit time (bins).
 	RemapRate float64 `json:"remap_rate"`
 	// Occupancy[i-1] is q_i, the time-average fraction of servers with at
 	// least i packets; MeanQueue the mean packets per server.
-	Occupancy     []float64 `json:"occupancy"`
-	OccupancyCI95 []float64 `json:"occupancy_ci95"`
-	MeanQueue     float64   `json:"mean_queue"`
-	MeanQueueCI95 float64   `json:"mean_queue_ci95"`
+	Occupancy []float64 `json:"occupancy"`
+	MeanQueue float64   `json:"mean_queue"`
 	// ActiveFlows is the time-average number of flows in progress.
 	ActiveFlows float64 `json:"active_flows"`
 	// TableSize is the number of entries the dispatcher keeps for
@@ -63,8 +49,25 @@ type Result struct {
 	// hashed server for sticky (time average: only those need an entry),
 	// and B for bins.
 	TableSize      float64     `json:"table_size"`
-	TableSizeCI95  float64     `json:"table_size_ci95"`
 	PerReplication []RepResult `json:"per_replication"`
+	// MeanDelay (last) is the mean packet delay (sojourn: wait plus
+	// service), MeanDelayCI95 its half-width; DelayQuantiles[i] the mean over
+	// replications of each replication's exact quantile at level
+	// QuantileLevels[i], written as delay_quantiles: [{p, value, ci95}].
+	MeanDelayCI95      float64   `json:"mean_delay_ci95"`
+	DelayQuantiles     []float64 `json:"delay_quantiles"`
+	QuantileLevels     []float64 `json:"-"`
+	DelayQuantilesCI95 []float64 `json:"-"`
+	// ViolatedFlowFraction, MovedPacketFraction: see RepResult.
+	ViolatedFlowFraction     float64   `json:"violated_flow_fraction"`
+	ViolatedFlowFractionCI95 float64   `json:"violated_flow_fraction_ci95"`
+	MovedPacketFraction      float64   `json:"moved_packet_fraction"`
+	MovedPacketFractionCI95  float64   `json:"moved_packet_fraction_ci95"`
+	OccupancyCI95            []float64 `json:"occupancy_ci95"`
+	MeanQueueCI95            float64   `json:"mean_queue_ci95"`
+	TableSizeCI95            float64   `json:"table_size_ci95"`
+	EventsPerSecond          float64   `json:"events_per_second"`
+	MeanDelay                float64   `json:"mean_delay"`
 }
 
 func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
@@ -113,66 +116,33 @@ type quantile struct {
 }
 
 // MarshalJSON writes NaN and infinite numbers (half-widths of one
-// replication) as null, and the quantiles as {p, value, ci95}.
+// replication) as null (model.MarshalObject), and the quantiles as
+// {p, value, ci95}.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	type plain Result
 	qs := make([]quantile, len(r.QuantileLevels))
 	for i, p := range r.QuantileLevels {
 		qs[i] = quantile{P: p, Value: model.JSONNumber(r.DelayQuantiles[i]), CI95: model.JSONNumber(r.DelayQuantilesCI95[i])}
 	}
-	return json.Marshal(struct {
-		*plain
-		MeanDelayCI95            any        `json:"mean_delay_ci95"`
-		DelayQuantiles           []quantile `json:"delay_quantiles"`
-		ViolatedFlowFraction     any        `json:"violated_flow_fraction"`
-		ViolatedFlowFractionCI95 any        `json:"violated_flow_fraction_ci95"`
-		MovedPacketFraction      any        `json:"moved_packet_fraction"`
-		MovedPacketFractionCI95  any        `json:"moved_packet_fraction_ci95"`
-		OccupancyCI95            []any      `json:"occupancy_ci95"`
-		MeanQueueCI95            any        `json:"mean_queue_ci95"`
-		TableSizeCI95            any        `json:"table_size_ci95"`
-		EventsPerSecond          any        `json:"events_per_second"`
-		MeanDelay                any        `json:"mean_delay"`
-	}{(*plain)(r), model.JSONNumber(r.MeanDelayCI95), qs, model.JSONNumber(r.ViolatedFlowFraction),
-		model.JSONNumber(r.ViolatedFlowFractionCI95), model.JSONNumber(r.MovedPacketFraction),
-		model.JSONNumber(r.MovedPacketFractionCI95), model.JSONNumbers(r.OccupancyCI95), model.JSONNumber(r.MeanQueueCI95),
-		model.JSONNumber(r.TableSizeCI95), model.JSONNumber(r.EventsPerSecond), model.JSONNumber(r.MeanDelay)})
+	return model.MarshalObject(r, model.Field{Key: "delay_quantiles", Value: qs})
 }
 
-// MarshalJSON writes NaN numbers (a replication with no packet) as null.
-func (r RepResult) MarshalJSON() ([]byte, error) {
-	type plain RepResult
-	return json.Marshal(struct {
-		plain
-		MeanDelay            any   `json:"mean_delay"`
-		DelayQuantiles       []any `json:"delay_quantiles"`
-		ViolatedFlowFraction any   `json:"violated_flow_fraction"`
-		MovedPacketFraction  any   `json:"moved_packet_fraction"`
-	}{plain(r), model.JSONNumber(r.MeanDelay), model.JSONNumbers(r.DelayQuantiles),
-		model.JSONNumber(r.ViolatedFlowFraction), model.JSONNumber(r.MovedPacketFraction)})
-}
+// MarshalJSON writes NaN numbers (a replication with no packet) as null
+// (model.MarshalObject).
+func (r RepResult) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
 
 // Figures returns the summary figures: replications, events, mean_delay,
 // the delay quantiles delay_p50, delay_p99.9, ... (each with _ci95),
 // violated_flow_fraction, moved_packet_fraction, table_size, active_flows,
 // remap_rate, mean_queue and q (q_1, q_2, ...).
+// Each is read by its JSON key (model.FigureOf), under that name unless said.
 func (r *Result) Figures() []model.Figure {
-	figs := []model.Figure{
-		model.Int("replications", int64(r.Replications)),
-		model.Int("events", r.Events),
-		model.FloatCI("mean_delay", r.MeanDelay, r.MeanDelayCI95),
-	}
+	figs := model.FiguresOf(r, "replications", "events", "mean_delay")
 	for i, p := range r.QuantileLevels {
 		figs = append(figs, model.FloatCI(quantileName(p), r.DelayQuantiles[i], r.DelayQuantilesCI95[i]))
 	}
-	return append(figs,
-		model.FloatCI("violated_flow_fraction", r.ViolatedFlowFraction, r.ViolatedFlowFractionCI95),
-		model.FloatCI("moved_packet_fraction", r.MovedPacketFraction, r.MovedPacketFractionCI95),
-		model.FloatCI("table_size", r.TableSize, r.TableSizeCI95),
-		model.Float("active_flows", r.ActiveFlows),
-		model.Float("remap_rate", r.RemapRate),
-		model.FloatCI("mean_queue", r.MeanQueue, r.MeanQueueCI95),
-		model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+	figs = append(figs, model.FiguresOf(r, "violated_flow_fraction", "moved_packet_fraction", "table_size", "active_flows",
+		"remap_rate", "mean_queue")...)
+	return append(figs, model.FigureOf(r, "occupancy").Named("q"))
 }
 
 // quantileName is the figure of the delay quantile at level p: delay_p99,
@@ -183,18 +153,12 @@ func quantileName(p float64) string { return "delay_p" + model.FormatFloat(100*p
 func (r *Result) ReplicationFigures() [][]model.Figure {
 	out := make([][]model.Figure, len(r.PerReplication))
 	for k, rr := range r.PerReplication {
-		figs := []model.Figure{
-			model.Int("events", rr.Events),
-			model.Float("mean_delay", rr.MeanDelay),
-		}
+		figs := model.FiguresOf(&rr, "events", "mean_delay")
 		for i, p := range r.QuantileLevels {
 			figs = append(figs, model.Float(quantileName(p), rr.DelayQuantiles[i]))
 		}
-		out[k] = append(figs,
-			model.Float("violated_flow_fraction", rr.ViolatedFlowFraction),
-			model.Float("moved_packet_fraction", rr.MovedPacketFraction),
-			model.Float("table_size", rr.TableSize),
-			model.Vector("q", rr.Occupancy, nil, 0))
+		figs = append(figs, model.FiguresOf(&rr, "violated_flow_fraction", "moved_packet_fraction", "table_size")...)
+		out[k] = append(figs, model.FigureOf(&rr, "occupancy").Named("q"))
 	}
 	return out
 }

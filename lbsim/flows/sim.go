@@ -614,7 +614,9 @@ func (e *engine) snapshot(res *RepResult) {
 	e.measuring = false
 }
 
-// RepResult is one replication's measurements.
+// RepResult is one replication's measurements. The fields are in the order
+// of the JSON object lbsim flows has always written: the figures that may be
+// NaN (a replication with no packet) come last.
 type RepResult struct {
 	// Events counts packet events: arrivals and departures (the warm-up and
 	// the final drain included).
@@ -623,6 +625,16 @@ type RepResult struct {
 	// [warmup, horizon).
 	Packets int64 `json:"packets"`
 	Flows   int64 `json:"flows"`
+	// Remaps counts bin remaps in [warmup, horizon).
+	Remaps int64 `json:"remaps"`
+	// Occupancy[i-1] is the time-average fraction of servers holding at
+	// least i packets; MeanQueue the mean packets per server.
+	Occupancy []float64 `json:"occupancy"`
+	MeanQueue float64   `json:"mean_queue"`
+	// ActiveFlows is the time-average number of flows in progress;
+	// TableSize the entries the dispatcher keeps (see Result).
+	ActiveFlows float64 `json:"active_flows"`
+	TableSize   float64 `json:"table_size"`
 	// MeanDelay is the mean delay (sojourn) of the packets that arrived in
 	// [warmup, horizon); DelayQuantiles its exact quantiles.
 	MeanDelay      float64   `json:"mean_delay"`
@@ -634,16 +646,6 @@ type RepResult struct {
 	// flow's previous server.
 	ViolatedFlowFraction float64 `json:"violated_flow_fraction"`
 	MovedPacketFraction  float64 `json:"moved_packet_fraction"`
-	// Remaps counts bin remaps in [warmup, horizon).
-	Remaps int64 `json:"remaps"`
-	// Occupancy[i-1] is the time-average fraction of servers holding at
-	// least i packets; MeanQueue the mean packets per server.
-	Occupancy []float64 `json:"occupancy"`
-	MeanQueue float64   `json:"mean_queue"`
-	// ActiveFlows is the time-average number of flows in progress;
-	// TableSize the entries the dispatcher keeps (see Result).
-	ActiveFlows float64 `json:"active_flows"`
-	TableSize   float64 `json:"table_size"`
 }
 
 func (e *engine) finish(res *RepResult, quantiles []float64) {

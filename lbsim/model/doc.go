@@ -14,6 +14,12 @@
 // that reads back exactly, so merged CSVs are the same bytes wherever the
 // points ran.
 //
+// A model's result is declared once, as a struct with json tags: its JSON
+// is MarshalObject (NaN-safe, fields in order; MarshalSorted for a result
+// first written from a map) and read back by UnmarshalObject, and its
+// figures are read by those keys (FigureOf, FiguresOf), each with the
+// half-width of the field keyed KEY_ci95.
+//
 // # Resource limits and bounded reads
 //
 // A point is refused before it allocates or runs when its estimated memory

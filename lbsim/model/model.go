@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/lbsim/notebooks/lbsim/param"
@@ -150,6 +152,72 @@ func VectorContext(ctx context.Context, name string, xs, ci []float64, pad float
 		}
 	}
 	return f, nil
+}
+
+// FigureOf is the figure of the field of the struct v (or a pointer to one)
+// that v's JSON writes under key, named key: Int for an integer, Text for a
+// string, Float for a float64 and Vector (padded with 0) for a []float64,
+// each with the half-widths of the field keyed key+"_ci95" when v has one.
+// A figure read by the key of its field has the name and the half-width the
+// JSON result gives it, so the columns of a sweep and the result cannot
+// drift apart. A key that v lacks panics: a mistake in the model's code,
+// which its tests meet.
+func FigureOf(v any, key string) Figure {
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	x, ok := fieldByKey(rv, key)
+	if !ok {
+		panic(fmt.Sprintf("model.FigureOf: %v has no field with the json key %q", rv.Type(), key))
+	}
+	ci, hasCI := fieldByKey(rv, key+"_ci95")
+	switch x.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return Int(key, x.Int())
+	case reflect.String:
+		return Text(key, x.String())
+	case reflect.Float64:
+		if hasCI && ci.Kind() == reflect.Float64 {
+			return FloatCI(key, x.Float(), ci.Float())
+		}
+		return Float(key, x.Float())
+	case reflect.Slice:
+		if xs, ok := x.Interface().([]float64); ok {
+			var c []float64
+			if hasCI {
+				c, _ = ci.Interface().([]float64)
+			}
+			return Vector(key, xs, c, 0)
+		}
+	}
+	panic(fmt.Sprintf("model.FigureOf: the field %q of %v is a %v, not a figure", key, rv.Type(), x.Type()))
+}
+
+// FiguresOf is FigureOf of each key, in order.
+func FiguresOf(v any, keys ...string) []Figure {
+	out := make([]Figure, len(keys))
+	for i, k := range keys {
+		out[i] = FigureOf(v, k)
+	}
+	return out
+}
+
+// Named is f under another name: a column whose name differs from its JSON
+// key (q for occupancy).
+func (f Figure) Named(name string) Figure { f.Name = name; return f }
+
+// Padded is the vector f padded with pad instead of 0.
+func (f Figure) Padded(pad float64) Figure { f.Pad = FormatFloat(pad); return f }
+
+// fieldByKey is the field of the struct rv whose json key is key.
+func fieldByKey(rv reflect.Value, key string) (reflect.Value, bool) {
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name == key {
+			return rv.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
 }
 
 // IsVector reports whether the figure is a vector.

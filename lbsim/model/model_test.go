@@ -2,6 +2,8 @@ package model
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -92,4 +94,50 @@ func TestRatesKey(t *testing.T) {
 			t.Errorf("absent rates got the value %v", v.Get(KeyRates))
 		}
 	}
+}
+
+// FigureOf reads a figure by the json key of its field, as the explicit
+// constructors would write it, with the half-width of KEY_ci95 where the
+// struct has one; Named and Padded rename and pad it; a key with no field
+// panics.
+func TestFigureOf(t *testing.T) {
+	type engine string
+	r := &struct {
+		N       int64     `json:"n"`
+		Kind    engine    `json:"kind"`
+		Mean    float64   `json:"mean"`
+		MeanCI  float64   `json:"mean_ci95"`
+		Plain   float64   `json:"plain,omitempty"`
+		Occ     []float64 `json:"occupancy"`
+		OccCI   []float64 `json:"occupancy_ci95"`
+		Bare    []float64 `json:"bare"`
+		Ignored float64   `json:"-"`
+	}{N: 3, Kind: "fast", Mean: 1.5, MeanCI: math.NaN(), Plain: 0.25, Occ: []float64{0.5, 0.25}, OccCI: []float64{0.1, 0.2},
+		Bare: []float64{1}}
+	got := FiguresOf(r, "n", "kind", "mean", "plain", "occupancy", "bare")
+	got = append(got, FigureOf(r, "occupancy").Named("q"), FigureOf(r, "bare").Padded(math.NaN()))
+	want := []Figure{Int("n", 3), Text("kind", "fast"), FloatCI("mean", 1.5, math.NaN()), Float("plain", 0.25),
+		Vector("occupancy", r.Occ, r.OccCI, 0), Vector("bare", r.Bare, nil, 0), Vector("q", r.Occ, r.OccCI, 0),
+		Vector("bare", r.Bare, nil, math.NaN())}
+	if a, b := fmt.Sprint(figureJSON(got)), fmt.Sprint(figureJSON(want)); a != b {
+		t.Errorf("FiguresOf:\n%s\nwant\n%s", a, b)
+	}
+	for _, key := range []string{"missing", "Ignored", "mean_ci95x"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("FigureOf(%q) did not panic", key)
+				}
+			}()
+			FigureOf(r, key)
+		}()
+	}
+}
+
+func figureJSON(figs []Figure) string {
+	b, err := json.Marshal(figs)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

@@ -235,33 +235,22 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 // events, mean_tasks, mean_response (with _ci95), the response quantiles
 // (response_p50, ...), p_tasks (P(N = 0), P(N = 1), ...) and q (q_1, q_2,
 // ...) with their half-widths.
+// Each is read by its JSON key (model.FigureOf), under that name unless said.
 func (r *Result) Figures() []model.Figure {
-	figs := []model.Figure{
-		model.Int("replications", int64(r.Replications)),
-		model.Int("events", r.Events),
-		model.FloatCI("mean_tasks", r.MeanTasks, r.MeanTasksCI95),
-		model.FloatCI("mean_response", r.MeanResponse, r.MeanResponseCI95),
-	}
+	figs := model.FiguresOf(r, "replications", "events", "mean_tasks", "mean_response")
 	for i, p := range r.ResponseProbabilities {
 		figs = append(figs, model.FloatCI("response_p"+model.FormatFloat(100*p), r.ResponseQuantiles[i],
 			r.ResponseQuantilesCI95[i]))
 	}
-	return append(figs,
-		model.Vector("p_tasks", r.TasksDistribution, r.TasksDistributionCI95, 0),
-		model.Vector("q", r.Occupancy, r.OccupancyCI95, 0))
+	return append(figs, model.FigureOf(r, "tasks_distribution").Named("p_tasks"), model.FigureOf(r, "occupancy").Named("q"))
 }
 
 // ReplicationFigures returns each replication's figures.
 func (r *Result) ReplicationFigures() [][]model.Figure {
 	out := make([][]model.Figure, len(r.PerReplication))
 	for k, rr := range r.PerReplication {
-		out[k] = []model.Figure{
-			model.Int("events", rr.Events),
-			model.Float("mean_tasks", rr.MeanTasks),
-			model.Float("mean_response", rr.MeanResponse),
-			model.Vector("p_tasks", rr.TasksDistribution, nil, 0),
-			model.Vector("q", rr.Occupancy, nil, 0),
-		}
+		out[k] = append(model.FiguresOf(&rr, "events", "mean_tasks", "mean_response"),
+			model.FigureOf(&rr, "tasks_distribution").Named("p_tasks"), model.FigureOf(&rr, "occupancy").Named("q"))
 	}
 	return out
 }
@@ -269,16 +258,11 @@ func (r *Result) ReplicationFigures() [][]model.Figure {
 // Figures returns the figures of an exact solution: mean_tasks,
 // mean_response, load_ratio, tail_mass, p_tasks, q (q_1 only) and the
 // light-traffic coefficients light_traffic (a_1, a_2, ...).
+// Each is read by its JSON key (model.FigureOf), under that name unless said.
 func (s *Solution) Figures() []model.Figure {
-	return []model.Figure{
-		model.Float("mean_tasks", s.MeanTasks),
-		model.Float("mean_response", s.MeanResponse),
-		model.Float("load_ratio", s.LoadRatio),
-		model.Float("tail_mass", s.TailMass),
-		model.Vector("p_tasks", s.TasksDistribution, nil, 0),
-		model.Vector("q", s.Occupancy, nil, 0),
-		model.Vector("light_traffic", s.LightTraffic, nil, 0),
-	}
+	return append(model.FiguresOf(s, "mean_tasks", "mean_response", "load_ratio", "tail_mass"),
+		model.FigureOf(s, "tasks_distribution").Named("p_tasks"), model.FigureOf(s, "occupancy").Named("q"),
+		model.FigureOf(s, "light_traffic"))
 }
 
 // keyFirst drops the package prefix of an error, so that a message of the

@@ -78,3 +78,23 @@ func TestModelBadInput(t *testing.T) {
 		}
 	}
 }
+
+// The figures of a simulated point, of its replications and of an exact
+// point (a sweep's columns) are byte for byte what they were
+// (testdata/figures.json, written before the figures were read by the keys
+// of their fields).
+func TestFiguresBytes(t *testing.T) {
+	_, sim, err := point(t, map[string]any{"servers": 4, "lambda": 0.5, "pairs": "ring", "degree": 2.0, "horizon": 200.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, one, err := modeltest.Point(t, "redundancy", map[string]any{"servers": 3, "lambda": 0.4, "horizon": 100.0}, 2, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ex, err := point(t, map[string]any{"servers": 4, "lambda": 0.5, "exact": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.JSONBytes(t, "testdata/figures.json", sim.Figures, sim.PerReplication, one.Figures, one.PerReplication, ex.Figures)
+}

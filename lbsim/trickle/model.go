@@ -385,28 +385,18 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 // messages_per_interval and per_node_rate (with _ci95), interbroadcast_mean
 // (with _ci95), interbroadcast_quantiles (at InterbroadcastProbabilities)
 // and per_node_quantiles (at PerNodeProbabilities).
+// Each is read by its JSON key (model.FigureOf).
 func (r *Result) Figures() []model.Figure {
-	return []model.Figure{
-		model.Int("replications", int64(r.Replications)),
-		model.Int("events", r.Events),
-		model.FloatCI("messages_per_interval", r.MessagesPerInterval, r.MessagesPerIntervalCI95),
-		model.FloatCI("per_node_rate", r.PerNodeRate, r.PerNodeRateCI95),
-		model.FloatCI("interbroadcast_mean", r.InterbroadcastMean, r.InterbroadcastMeanCI95),
-		model.Vector("interbroadcast_quantiles", r.InterbroadcastQuantiles, nil, math.NaN()),
-		model.Vector("per_node_quantiles", r.PerNodeQuantiles, nil, math.NaN()),
-	}
+	return append(model.FiguresOf(r, "replications", "events", "messages_per_interval", "per_node_rate", "interbroadcast_mean"),
+		model.FigureOf(r, "interbroadcast_quantiles").Padded(math.NaN()),
+		model.FigureOf(r, "per_node_quantiles").Padded(math.NaN()))
 }
 
 // ReplicationFigures returns each replication's figures.
 func (r *Result) ReplicationFigures() [][]model.Figure {
 	out := make([][]model.Figure, len(r.PerReplication))
 	for k, rr := range r.PerReplication {
-		out[k] = []model.Figure{
-			model.Int("events", rr.Events),
-			model.Int("messages", rr.Messages),
-			model.Float("messages_per_interval", rr.MessagesPerInterval),
-			model.Float("interbroadcast_mean", rr.InterbroadcastMean),
-		}
+		out[k] = model.FiguresOf(&rr, "events", "messages", "messages_per_interval", "interbroadcast_mean")
 	}
 	return out
 }

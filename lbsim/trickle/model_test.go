@@ -84,3 +84,14 @@ func TestModelInvalid(t *testing.T) {
 		}
 	}
 }
+
+// The figures of a result and of its replications (a sweep's columns) are
+// byte for byte what they were (testdata/figures.json, written before the
+// figures were read by the keys of their fields).
+func TestFiguresBytes(t *testing.T) {
+	var values []any
+	for _, r := range jsonFixtures() {
+		values = append(values, r.Figures(), r.ReplicationFigures())
+	}
+	modeltest.JSONBytes(t, "testdata/figures.json", values...)
+}

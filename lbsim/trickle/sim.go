@@ -2,7 +2,6 @@ package trickle
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/bits"
@@ -150,7 +149,10 @@ type Rep struct {
 	kept    []float64
 }
 
-// Result is the outcome of the replications.
+// Result is the outcome of the replications. The fields are in the order of
+// the JSON object lbsim trickle has always written: the figures that may be
+// NaN (half-widths of one replication, a mean gap without gaps) come after
+// per_replication.
 type Result struct {
 	Nodes int     `json:"nodes"`
 	K     int     `json:"k"`
@@ -165,13 +167,11 @@ type Result struct {
 	EventsPerSecond float64 `json:"events_per_second"`
 	// MessagesPerInterval is the mean number of transmissions per interval
 	// length Tau in the whole network, over replications, with its 95%
-	// half-width.
-	MessagesPerInterval     float64 `json:"messages_per_interval"`
-	MessagesPerIntervalCI95 float64 `json:"messages_per_interval_ci95"`
+	// half-width MessagesPerIntervalCI95.
+	MessagesPerInterval float64 `json:"messages_per_interval"`
 	// PerNodeRate is MessagesPerInterval/Nodes: transmissions per interval
-	// per node.
-	PerNodeRate     float64 `json:"per_node_rate"`
-	PerNodeRateCI95 float64 `json:"per_node_rate_ci95"`
+	// per node (half-width PerNodeRateCI95).
+	PerNodeRate float64 `json:"per_node_rate"`
 	// PerNodeQuantiles are quantiles (at PerNodeProbabilities) of the
 	// per-node transmissions per interval, over nodes, pooled over
 	// replications: in a single cell they are alike, in a multi-cell
@@ -182,13 +182,15 @@ type Result struct {
 	// pooled over replications (from a log-spaced histogram: relative
 	// resolution 1e-3).
 	InterbroadcastProbabilities []float64 `json:"interbroadcast_probabilities"`
+	Replications                int       `json:"replications"`
+	PerReplication              []Rep     `json:"per_replication"`
+	MessagesPerIntervalCI95     float64   `json:"messages_per_interval_ci95"`
+	PerNodeRateCI95             float64   `json:"per_node_rate_ci95"`
 	InterbroadcastQuantiles     []float64 `json:"interbroadcast_quantiles"`
 	// InterbroadcastMean is the mean inter-broadcast time over the
 	// replications, with its 95% half-width.
 	InterbroadcastMean     float64 `json:"interbroadcast_mean"`
 	InterbroadcastMeanCI95 float64 `json:"interbroadcast_mean_ci95"`
-	Replications           int     `json:"replications"`
-	PerReplication         []Rep   `json:"per_replication"`
 
 	// PerNode is each node's transmissions per interval, averaged over the
 	// replications (for plots; not in the JSON).
@@ -199,30 +201,13 @@ type Result struct {
 }
 
 // MarshalJSON writes r with NaN (a half-width of one replication, a mean
-// gap without gaps) as null, which JSON cannot write otherwise.
-func (r *Result) MarshalJSON() ([]byte, error) {
-	type plain Result
-	return json.Marshal(struct {
-		*plain
-		MessagesPerIntervalCI95 any   `json:"messages_per_interval_ci95"`
-		PerNodeRateCI95         any   `json:"per_node_rate_ci95"`
-		InterbroadcastQuantiles []any `json:"interbroadcast_quantiles"`
-		InterbroadcastMean      any   `json:"interbroadcast_mean"`
-		InterbroadcastMeanCI95  any   `json:"interbroadcast_mean_ci95"`
-	}{(*plain)(r), model.JSONNumber(r.MessagesPerIntervalCI95), model.JSONNumber(r.PerNodeRateCI95),
-		model.JSONNumbers(r.InterbroadcastQuantiles), model.JSONNumber(r.InterbroadcastMean),
-		model.JSONNumber(r.InterbroadcastMeanCI95)})
-}
+// gap without gaps) as null, which JSON cannot write otherwise
+// (model.MarshalObject).
+func (r *Result) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
 
 // MarshalJSON writes the mean gap of a replication with fewer than two
-// transmissions (NaN) as null.
-func (r Rep) MarshalJSON() ([]byte, error) {
-	type plain Rep
-	return json.Marshal(struct {
-		plain
-		InterbroadcastMean any `json:"interbroadcast_mean"`
-	}{plain(r), model.JSONNumber(r.InterbroadcastMean)})
-}
+// transmissions (NaN) as null (model.MarshalObject).
+func (r Rep) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
 
 // Simulate runs the replications.
 func Simulate(ctx context.Context, c Config) (*Result, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lbsim/notebooks/lbsim/graph"
 	"github.com/lbsim/notebooks/lbsim/internal/fastrand"
+	"github.com/lbsim/notebooks/lbsim/internal/modeltest"
 	"github.com/lbsim/notebooks/lbsim/mc"
 )
 
@@ -301,4 +302,34 @@ func TestCheck(t *testing.T) {
 	if _, err := Simulate(ctx, Config{Nodes: 10, K: 1, Horizon: 1e6}); err == nil {
 		t.Error("a cancelled run returned no error")
 	}
+}
+
+// jsonFixtures are results with every field set to a value of its own: one
+// replication of a cell whose half-widths are NaN and whose mean gap is NaN
+// (fewer than two transmissions), and a synchronized one with finite values.
+func jsonFixtures() []*Result {
+	nan := math.NaN()
+	one := &Result{Nodes: 50, K: 2, Eta: 0.5, Tau: 1, Sync: false, Events: 4321, WallSeconds: 0.0625, EventsPerSecond: 69136,
+		MessagesPerInterval: 2.5, MessagesPerIntervalCI95: nan, PerNodeRate: 0.05, PerNodeRateCI95: nan,
+		PerNodeQuantiles: []float64{0.01, 0.05, 0.1}, InterbroadcastProbabilities: []float64{0.5, 0.99},
+		InterbroadcastQuantiles: []float64{0.25, nan}, InterbroadcastMean: nan, InterbroadcastMeanCI95: math.Inf(1),
+		Replications: 1, PerReplication: []Rep{{Events: 4321, Messages: 1, MessagesPerInterval: 2.5, InterbroadcastMean: nan}},
+		PerNode: []float64{1, 2}, Gaps: [][]float64{{0.5}}}
+	sync := &Result{Nodes: 3, K: 1, Eta: 0, Tau: 2, Sync: true, Events: 9, WallSeconds: 1e-6, EventsPerSecond: 9e6,
+		MessagesPerInterval: 1, MessagesPerIntervalCI95: 0, PerNodeRate: 1.0 / 3, PerNodeRateCI95: 0,
+		InterbroadcastMean: 2, InterbroadcastMeanCI95: 0, Replications: 2,
+		PerReplication: []Rep{{Events: 5, Messages: 3, MessagesPerInterval: 1, InterbroadcastMean: 2}, {}}}
+	return []*Result{one, sync}
+}
+
+// The JSON of a result is byte for byte what lbsim trickle has always
+// written (testdata/result.json, written by the encoding before it moved
+// onto model.MarshalObject): the same keys in the same order, the same
+// numbers, null for NaN and infinities, PerNode and Gaps left out.
+func TestResultJSONBytes(t *testing.T) {
+	var values []any
+	for _, r := range jsonFixtures() {
+		values = append(values, r)
+	}
+	modeltest.JSONBytes(t, "testdata/result.json", values...)
 }

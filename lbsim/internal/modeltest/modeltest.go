@@ -4,7 +4,9 @@
 package modeltest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -62,4 +64,27 @@ func Figure(out *model.Outcome, name string) *model.Figure {
 		}
 	}
 	return nil
+}
+
+// JSONBytes fails t unless the JSON encodings of values (encoding/json, one
+// line each) are byte for byte the file golden: the check that a result's
+// encoding writes what its command has always written.
+func JSONBytes(t testing.TB, golden string, values ...any) {
+	t.Helper()
+	var got bytes.Buffer
+	for _, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Write(b)
+		got.WriteByte('\n')
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("JSON:\n%s\nwant (%s):\n%s", got.Bytes(), golden, want)
+	}
 }
