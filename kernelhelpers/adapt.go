@@ -190,15 +190,6 @@ func ResultsTable(results []*lbsim.Result, options ...Option) *Table {
 	return NewTable([]string{"policy", "N", "λ", "tasks per server", "mean sojourn", "P(wait)", "replications"}, rows, options...)
 }
 
-// ProgressBar returns NewProgressBar(label, options...).Update.
-//
-// Deprecated: the progress API is the Bar; write
-// sc.Progress = kernelhelpers.NewProgressBar("JSQ(2)").Update. ProgressBar is
-// kept because saved notebooks call it.
-func ProgressBar(label string, options ...Option) func(lbsim.Progress) {
-	return NewProgressBar(label, options...).Update
-}
-
 // Update takes an lbsim progress report, as lbsim.Scenario.Progress:
 // sc.Progress = bar.Update. Reports may come out of order from
 // several goroutines: the bar never moves backwards, and it completes when all

@@ -496,5 +496,5 @@ func TestOutsideNotebookIsNoop(t *testing.T) {
 	if err := Sweep([]Series{{Name: "a", X: []float64{1}, Y: []float64{1}}}).Display(); err != nil {
 		t.Fatal(err)
 	}
-	ProgressBar("x")(lbsim.Progress{Replications: 1, Done: 1, Fraction: 1})
+	NewProgressBar("x").Update(lbsim.Progress{Replications: 1, Done: 1, Fraction: 1})
 }
