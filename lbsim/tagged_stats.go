@@ -135,6 +135,13 @@ func (l *TagLog) PairCorrelation() float64 {
 // first gap is complete; the stretch after the last arrival is censored and
 // counts only in exposure.
 func (l *TagLog) Gaps(n int) (gaps []float64, exposure float64) {
+	exposure = l.eachGap(n, func(_ int, g float64) { gaps = append(gaps, g) })
+	return gaps, exposure
+}
+
+// eachGap replays the log and calls visit(j, g) for every gap g at length n
+// of tagged server j (see Gaps), in time order; it returns the exposure.
+func (l *TagLog) eachGap(n int, visit func(j int, g float64)) (exposure float64) {
 	clock := make([]float64, l.Servers) // time at length n since the last such arrival
 	l.walk(func(dt float64, lengths []int) {
 		for j, x := range lengths {
@@ -145,11 +152,11 @@ func (l *TagLog) Gaps(n int) (gaps []float64, exposure float64) {
 		}
 	}, func(j, before int) {
 		if before == n {
-			gaps = append(gaps, clock[j])
+			visit(j, clock[j])
 			clock[j] = 0
 		}
 	})
-	return gaps, exposure
+	return exposure
 }
 
 // KSExponential returns the Kolmogorov-Smirnov distance between the empirical
@@ -279,26 +286,13 @@ func IndependenceTV(p [][]float64) float64 {
 // correlation is 0 (within about 1/sqrt(pairs)). It also returns the number
 // of pairs; NaN with fewer than 2 pairs or constant gaps.
 func (l *TagLog) GapSerialCorrelation(n int) (rho float64, pairs int) {
-	clock := make([]float64, l.Servers)
 	last := make([]float64, l.Servers) // the server's previous gap, or -1
 	for j := range last {
 		last[j] = -1
 	}
 	var sx, sy, sxx, syy, sxy float64
-	l.walk(func(dt float64, lengths []int) {
-		for j, x := range lengths {
-			if x == n {
-				clock[j] += dt
-			}
-		}
-	}, func(j, before int) {
-		if before != n {
-			return
-		}
-		g := clock[j]
-		clock[j] = 0
-		if last[j] >= 0 {
-			x := last[j]
+	l.eachGap(n, func(j int, g float64) {
+		if x := last[j]; x >= 0 {
 			sx += x
 			sy += g
 			sxx += x * x
