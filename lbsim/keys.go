@@ -36,6 +36,7 @@ const (
 	keyInit          = "init"
 	keyInitLengths   = "init_lengths"
 	keyGrid          = "grid"
+	keyLawLevels     = "law_levels"
 	keyAllowUnstable = "allow_unstable"
 )
 
@@ -155,6 +156,10 @@ func newKeys() *param.Set {
 				}
 				return ""
 			}},
+		param.Key{Name: keyLawLevels, Kind: param.Ints, Arg: "LIST", Tags: sim, DefaultDoc: "none",
+			Doc: "levels L (1 <= L <= 64, increasing, at most 8) whose stationary law is reported: the quantiles of q_L " +
+				"over the grid times after the warmup, per replication and averaged (level_laws; needs grid)",
+			Check: checkLawLevels},
 		param.Key{Name: keyAllowUnstable, Kind: param.Bool,
 			Doc: "allow lambda at or above the mean service rate (a finite-horizon transient run; for exact, a " +
 				"truncated chain with an explicit cap)"},

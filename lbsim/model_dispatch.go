@@ -58,8 +58,16 @@ func (r *Result) Figures() []model.Figure {
 	for _, q := range r.SojournQuantiles {
 		figs = append(figs, model.Float("sojourn_p"+strconv.FormatFloat(100*q.P, 'g', -1, 64), q.Value))
 	}
-	return append(figs, model.FigureOf(r, "occupancy").Named("q"))
+	figs = append(figs, model.FigureOf(r, "occupancy").Named("q"))
+	for _, law := range r.LevelLaws {
+		figs = append(figs, model.FigureOf(&law, "quantiles").Named(lawColumn(law.Level)))
+	}
+	return figs
 }
+
+// lawColumn names the columns of the quantiles of q_L: qL_quantileK is the
+// K/100-quantile.
+func lawColumn(level int) string { return "q" + strconv.Itoa(level) + "_quantile" }
 
 // ReplicationFigures returns each replication's figures, the columns of a
 // sweep's per-replication CSV: those of Figures that a replication has.
@@ -69,6 +77,9 @@ func (r *Result) ReplicationFigures() [][]model.Figure {
 		out[k] = append([]model.Figure{model.FigureOf(r, "engine").Named("engine_used")},
 			model.FiguresOf(rr, "events", "mean_tasks_per_server", "mean_sojourn", "wait_probability", "max_queue_length")...)
 		out[k] = append(out[k], model.FigureOf(rr, "occupancy").Named("q"))
+		for _, law := range r.LevelLaws {
+			out[k] = append(out[k], model.Vector(lawColumn(law.Level), law.PerReplication[k], nil, 0))
+		}
 	}
 	return out
 }

@@ -45,7 +45,17 @@ type jsqd struct {
 	// scratch is a permutation of the servers used for partial Fisher-Yates
 	// sampling when d is too large for rejection sampling.
 	scratch distinct.Perm
+	// tail[N-c] caches tailMin(c) for large d without replacement (-1: not
+	// yet computed): in the Halfin-Whitt regime C_1 stays within a few
+	// sqrt(N) of N, so the walk of JoinLevel reads a few hundred entries
+	// instead of computing four log-gamma values per arrival. A pure function
+	// of c, so cached or not the decisions are the same.
+	tail []float64
 }
+
+// maxTailCache is the number of entries of jsqd.tail (made at the first use,
+// 512 KiB at most): C_i within 2^16 of N.
+const maxTailCache = 1 << 16
 
 // maxRejectionD is the largest d sampled without replacement by redrawing
 // duplicates; larger d use a partial Fisher-Yates shuffle of a scratch permutation.
@@ -293,6 +303,25 @@ func (p *jsqd) tailMin(occ *Occupancy, c int64) float64 {
 		}
 		return g
 	}
+	if p.tail == nil { // the occupancy engine's first call (the per-server engines never make one)
+		p.tail = make([]float64, min(n+1, maxTailCache))
+		for i := range p.tail {
+			p.tail[i] = -1
+		}
+	}
+	if k := n - c; k < int64(len(p.tail)) {
+		if g := p.tail[k]; g >= 0 {
+			return g
+		}
+		g := tailLgamma(n, c, d)
+		p.tail[k] = g
+		return g
+	}
+	return tailLgamma(n, c, d)
+}
+
+// tailLgamma is C(c, d)/C(n, d) through log-gamma.
+func tailLgamma(n, c, d int64) float64 {
 	lg := func(x int64) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
 	return math.Exp(lg(c) - lg(c-d) - lg(n) + lg(n-d))
 }

@@ -57,6 +57,8 @@ type Result struct {
 	MaxQueueLength int `json:"max_queue_length"`
 	// Trajectory is q_i(t) on the grid, when Scenario.Grid > 0.
 	Trajectory *Trajectory `json:"-"`
+	// LevelLaws are the laws of q_L for L in Scenario.LawLevels.
+	LevelLaws []LevelLaw `json:"level_laws,omitempty"`
 	// PerReplication holds each replication's own figures, in order.
 	PerReplication []ReplicationResult `json:"per_replication"`
 }
@@ -137,6 +139,9 @@ func summarize(sc *Scenario, engine Engine, reps []*replication) *Result {
 	res.SojournQuantiles = sojournQuantiles(reps)
 	if sc.Grid > 0 {
 		res.Trajectory = meanTrajectory(sc, reps)
+	}
+	if len(sc.LawLevels) > 0 {
+		res.LevelLaws = levelLaws(sc, reps)
 	}
 	return res
 }

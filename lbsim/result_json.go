@@ -48,3 +48,10 @@ func (rr *ReplicationResult) UnmarshalJSON(b []byte) error { return model.Unmars
 
 // UnmarshalJSON reads what MarshalJSON writes, null as NaN.
 func (q *Quantile) UnmarshalJSON(b []byte) error { return model.UnmarshalObject(b, q) }
+
+// MarshalJSON writes the law under its json tags, NaN (a half-width from a
+// single replication, a quantile without samples) as null (model.MarshalObject).
+func (l LevelLaw) MarshalJSON() ([]byte, error) { return model.MarshalObject(l) }
+
+// UnmarshalJSON reads what MarshalJSON writes, null as NaN.
+func (l *LevelLaw) UnmarshalJSON(b []byte) error { return model.UnmarshalObject(b, l) }

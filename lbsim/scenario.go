@@ -96,6 +96,9 @@ type Scenario struct {
 	// Grid, if positive, records the occupancy q_i(t) at times 0, Grid, 2 Grid,
 	// ... up to Horizon.
 	Grid float64
+	// LawLevels are levels L whose law over the grid times after the warmup
+	// the result reports (Result.LevelLaws); they need Grid > 0.
+	LawLevels []int
 	// AllowUnstable permits Lambda >= 1 (with a finite horizon, which every run
 	// has) and overloaded heterogeneous systems.
 	AllowUnstable bool
@@ -236,6 +239,7 @@ func (sc Scenario) Values() (*param.Values, error) {
 	add(keyInit, sc.InitOccupancy, len(sc.InitOccupancy) > 0)
 	add(keyInitLengths, sc.InitLengths, len(sc.InitLengths) > 0)
 	add(keyGrid, sc.Grid, sc.Grid != 0)
+	add(keyLawLevels, sc.LawLevels, len(sc.LawLevels) > 0)
 	add(keyAllowUnstable, true, sc.AllowUnstable)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -273,7 +277,7 @@ func scenarioFromCompleted(v *param.Values) (Scenario, error) {
 		Horizon:    v.Float(keyHorizon), Warmup: v.Float(keyWarmup), Replications: v.Int(keyReplications),
 		Seed: v.Uint(keySeed), Engine: Engine(v.String(keyEngine)),
 		InitOccupancy: v.Floats(keyInit), InitLengths: v.Ints(keyInitLengths),
-		Grid: v.Float(keyGrid), AllowUnstable: v.Bool(keyAllowUnstable), keys: v,
+		Grid: v.Float(keyGrid), LawLevels: v.Ints(keyLawLevels), AllowUnstable: v.Bool(keyAllowUnstable), keys: v,
 	}
 	if sc.Warmup == 0 {
 		sc.Warmup = NoWarmup
