@@ -222,38 +222,72 @@ func runPoint(t *testing.T, pt Point) *lbsim.Result {
 	return res
 }
 
-// The dataset data/03-hw-scaling.csv (JSQ(d(N)), JSQ, JIQ and JIQ(2) in the
-// Halfin-Whitt regime lambda = 1 - 1/sqrt(N), notebook 03, section 4): made
-// from its spec, reproducible from it (point 0, JSQ(2) at N = 1000, is
-// recomputed), consistent with Little's law and with rate conservation at
-// every point, and with JSQ's diffusion limit for JSQ.
-func TestDataHWScaling(t *testing.T) {
-	tab := loadDataset(t, "03-hw-scaling")
-	// Unit-rate servers: E[q_1] = lambda within 4 half-widths (about 9
-	// standard errors with 8 replications) plus 0.0002 for what is left of the
-	// transient after the warmup (the runs start near the stationary means; at
-	// N = 10^5 a half-width is about 2e-4); Little's law within 1%.
+// The dataset data/03-hw-diffusion.csv (JSQ, JSQ(d(N)), JIQ and JIQ(d) in the
+// Halfin-Whitt regime lambda = 1 - beta/sqrt(N), N = 10^3 .. 10^6, notebook
+// 03, sections 4 and 6) and its per-replication twin
+// 03-hw-diffusion-replications.csv: made from their spec, reproducible from
+// it (point 0, JSQ at N = 1000, is recomputed), consistent with Little's law
+// and rate conservation at every point, and JSQ at beta = 1 near the
+// diffusion limit.
+func TestDataHWDiffusion(t *testing.T) {
+	tab := loadDataset(t, "03-hw-diffusion")
+	// Unit-rate servers: E[q_1] = lambda within 4 half-widths plus 0.0002
+	// for what is left of the transient after the warmup; Little's law
+	// within 1%.
 	checkBalance(t, tab, 0.0002, 0)
 	policy, err := tab.Strings("policy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, q2, q2ci := floats(t, tab, "servers"), floats(t, tab, "q2"), floats(t, tab, "q2_ci95")
+	n, lam, q2, q2ci := floats(t, tab, "servers"), floats(t, tab, "lambda"), floats(t, tab, "q2"), floats(t, tab, "q2_ci95")
 	jsq := 0
 	for k := range n {
-		// JSQ: sqrt(N) q_2 near E[Qbar_2] = 0.813 of the diffusion limit
-		// (lbsim/meanfield, JSQDiffusionStationary) within 4 half-widths plus
-		// 6/sqrt(N) for the finite-N gap (measured 2.3/sqrt(N)) plus 0.01 for
-		// the limit's own uncertainty.
-		if policy[k] == "jsq" {
+		// JSQ at beta = 1: sqrt(N) q_2 near E[Qbar_2] = 0.81406 of the
+		// diffusion limit (meanfield.JSQDiffusionLawLimit) within 4
+		// half-widths (about 8 standard errors with 16 replications) plus
+		// 6/sqrt(N) for the finite-N gap.
+		s := math.Sqrt(n[k])
+		if policy[k] == "jsq" && lam[k] == 1-1/s {
 			jsq++
-			s := math.Sqrt(n[k])
-			if d := math.Abs(s*q2[k] - 0.813); d > 4*s*q2ci[k]+6/s+0.01 {
-				t.Errorf("JSQ, N = %v: sqrt(N) q2 = %v +- %v, the diffusion limit 0.813", n[k], s*q2[k], s*q2ci[k])
+			if d := math.Abs(s*q2[k] - 0.81406); d > 4*s*q2ci[k]+6/s {
+				t.Errorf("JSQ, N = %v: sqrt(N) q2 = %v +- %v, the diffusion limit 0.81406", n[k], s*q2[k], s*q2ci[k])
 			}
 		}
 	}
-	if jsq != 3 {
-		t.Errorf("%d JSQ rows, want 3 (N = 10^3, 10^4, 10^5)", jsq)
+	if jsq != 4 {
+		t.Errorf("%d JSQ rows at beta = 1, want 4 (N = 10^3 .. 10^6)", jsq)
+	}
+	// The per-replication file: the same sweep, every replication of every
+	// point, and the law columns.
+	reps, err := LoadCSV("../../data/03-hw-diffusion-replications.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, err := LoadProvenance("../../data/03-hw-diffusion-replications.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ReadSpec("../../data/specs/03-hw-diffusion.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(spec)
+	b, _ := json.Marshal(prov.Sweep)
+	if want := spec.NumPoints() * spec.Replications; string(a) != string(b) || prov.Summary || reps.Len() != want || len(prov.Missing) != 0 {
+		t.Fatalf("03-hw-diffusion-replications.csv: %d rows (want %d), summary %v, or its provenance's sweep differs from the spec",
+			reps.Len(), want, prov.Summary)
+	}
+	// A replication's quantiles of q_2 average to the summary's.
+	for _, p := range []string{"10", "50", "90"} {
+		col := "q2_quantile" + p
+		mean := floats(t, tab.Where("point", "0"), col)[0]
+		xs := floats(t, reps.Where("point", "0"), col)
+		sum := 0.0
+		for _, x := range xs {
+			sum += x
+		}
+		if got := sum / float64(len(xs)); math.Abs(got-mean) > 1e-12 {
+			t.Errorf("point 0, %s: replications average %v, summary %v", col, got, mean)
+		}
 	}
 }
