@@ -42,6 +42,7 @@ func (e *engine) schedule(j, k int32) float64 {
 
 // runGeneral is run for general service.
 func (e *engine) runGeneral(ctx context.Context, end float64, tick func(float64)) error {
+	stop := e.stop(end)
 	for it := 1; ; it++ {
 		if it&(1<<16-1) == 0 {
 			if err := e.poll(ctx, tick); err != nil {
@@ -55,14 +56,18 @@ func (e *engine) runGeneral(ctx context.Context, end float64, tick func(float64)
 		if e.heap.Len() > 0 {
 			_, td = e.heap.Top()
 		}
-		tn := min(ta, td, end)
+		tn := min(ta, td, stop)
 		dt := tn - e.t
 		e.activeArea += float64(nf) * dt
 		e.awayArea += float64(e.away) * dt
 		e.t = tn
 		switch {
-		case tn == end:
+		case tn == stop && stop == end:
 			return nil
+		case tn == stop: // a step of the profile (memoryless: the arrivals are redrawn)
+			e.nextStep()
+			stop = e.stop(end)
+			continue
 		case td < ta:
 			j, _ := e.heap.Top()
 			e.depart(int32(j))

@@ -17,6 +17,7 @@ const (
 	keyServers        = model.KeyServers
 	keyRates          = model.KeyRates
 	keyLambda         = "lambda"
+	keyLambdaProfile  = "lambda_profile"
 	keyPacketsPerFlow = "packets_per_flow"
 	keyFlowSize       = "flow_size"
 	keyPacketRate     = "packet_rate"
@@ -57,6 +58,15 @@ func newKeys() *param.Set {
 				}
 				if !(l > 0 && l < 1) {
 					return "must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)"
+				}
+				return ""
+			}},
+		param.Key{Name: keyLambdaProfile, Kind: param.String, Arg: "T:L,...", DefaultDoc: "none (lambda throughout)",
+			Range: "steps TIME:LAMBDA, times in (0, horizon) increasing, each lambda stable as lambda is",
+			Doc:   "time-varying traffic: from time T on, packets arrive at rate L per server (before the first step at lambda); e.g. 500:0.9,1000:0.5",
+			Check: func(x any, _ *param.Values) string {
+				if _, err := ParseProfile(x.(string)); err != nil {
+					return err.Error()
 				}
 				return ""
 			}},
@@ -166,6 +176,9 @@ func optionsFromValues(v *param.Values) Options {
 		o.Service = d
 	}
 	o.Size, o.SizeValues, o.SizeProbs, _ = ParseSizeLaw(v.String(keyFlowSize))
+	if v.Has(keyLambdaProfile) {
+		o.Profile, _ = ParseProfile(v.String(keyLambdaProfile))
+	}
 	if v.Has(keyD) {
 		o.Policy.D = v.Int(keyD)
 	}
@@ -205,7 +218,7 @@ var Model = &model.Model{
 	Cost: func(v *param.Values) float64 {
 		// A departure for every arrival, and the periodic remaps of bins
 		// (each bin at its own rate).
-		perTime := 2 * v.Float(keyLambda) * float64(v.Int(keyServers))
+		perTime := 2 * peakOf(v) * float64(v.Int(keyServers))
 		if v.Has(keyBinRemapRate) && v.Has(keyBins) {
 			perTime += v.Float(keyBinRemapRate) * float64(v.Int(keyBins))
 		}
@@ -213,7 +226,7 @@ var Model = &model.Model{
 	},
 	CostKey: func(v *param.Values) string {
 		if v.Has(keyBinRemapRate) && v.Has(keyBins) &&
-			v.Float(keyBinRemapRate)*float64(v.Int(keyBins)) > 2*v.Float(keyLambda)*float64(v.Int(keyServers)) {
+			v.Float(keyBinRemapRate)*float64(v.Int(keyBins)) > 2*peakOf(v)*float64(v.Int(keyServers)) {
 			return keyBinRemapRate
 		}
 		return model.KeyHorizon
@@ -248,8 +261,8 @@ func memory(v *param.Values) (float64, string) {
 		{keyServers, bytesPerServer * n},
 		// At most MaxActiveFlows and MaxRecords: Validate refuses more,
 		// with messages of its own.
-		{keyPacketRate, bytesPerFlow * 1.125 * math.Min(ExpectedActiveFlows(o.Lambda, n, o.PacketsPerFlow, o.PacketRate), MaxActiveFlows)},
-		{model.KeyHorizon, bytesPerRecord * math.Min(ExpectedRecords(o.Lambda, n, o.Horizon-o.Warmup), MaxRecords)},
+		{keyPacketRate, bytesPerFlow * 1.125 * math.Min(ExpectedActiveFlows(o.peakLambda(), n, o.PacketsPerFlow, o.PacketRate), MaxActiveFlows)},
+		{model.KeyHorizon, bytesPerRecord * math.Min(ExpectedRecords(o.peakLambda(), n, o.Horizon-o.Warmup), MaxRecords)},
 	}
 	if o.Policy.Policy == Bins {
 		parts = append(parts, struct {
@@ -272,3 +285,10 @@ func memory(v *param.Values) (float64, string) {
 }
 
 func init() { model.MustRegister(Model) }
+
+// peakOf is the largest arrival rate per server of completed values
+// (Options.peakLambda).
+func peakOf(v *param.Values) float64 {
+	o := optionsFromValues(v)
+	return o.peakLambda()
+}

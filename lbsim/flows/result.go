@@ -15,20 +15,23 @@ import (
 type Result struct {
 	Servers int `json:"servers"`
 	// Rates are the per-server service rates (absent: all 1).
-	Rates          []float64 `json:"rates,omitempty"`
-	Lambda         float64   `json:"lambda"`
-	PacketsPerFlow float64   `json:"packets_per_flow"`
-	FlowSize       string    `json:"flow_size"`
-	PacketRate     float64   `json:"packet_rate"`
-	Service        string    `json:"service"`
-	Policy         string    `json:"policy"`
-	D              int       `json:"d,omitempty"`
-	Threshold      int       `json:"threshold,omitempty"`
-	Bins           int       `json:"bins,omitempty"`
-	Horizon        float64   `json:"horizon"`
-	Warmup         float64   `json:"warmup"`
-	Replications   int       `json:"replications"`
-	Seed           uint64    `json:"seed"`
+	Rates  []float64 `json:"rates,omitempty"`
+	Lambda float64   `json:"lambda"`
+	// LambdaProfile is the time-varying arrival rate (absent: lambda
+	// throughout), as ParseProfile reads it.
+	LambdaProfile  string  `json:"lambda_profile,omitempty"`
+	PacketsPerFlow float64 `json:"packets_per_flow"`
+	FlowSize       string  `json:"flow_size"`
+	PacketRate     float64 `json:"packet_rate"`
+	Service        string  `json:"service"`
+	Policy         string  `json:"policy"`
+	D              int     `json:"d,omitempty"`
+	Threshold      int     `json:"threshold,omitempty"`
+	Bins           int     `json:"bins,omitempty"`
+	Horizon        float64 `json:"horizon"`
+	Warmup         float64 `json:"warmup"`
+	Replications   int     `json:"replications"`
+	Seed           uint64  `json:"seed"`
 	// Events counts packet arrivals and departures over all replications;
 	// EventsPerSecond (below) divides it by the wall time.
 	Events      int64   `json:"events"`
@@ -68,12 +71,16 @@ type Result struct {
 	TableSizeCI95            float64   `json:"table_size_ci95"`
 	EventsPerSecond          float64   `json:"events_per_second"`
 	MeanDelay                float64   `json:"mean_delay"`
+	// MeanServersPerFlow (see RepResult) and its half-width, written last
+	// as mean_servers_per_flow and mean_servers_per_flow_ci95 when measured.
+	MeanServersPerFlow     float64 `json:"-"`
+	MeanServersPerFlowCI95 float64 `json:"-"`
 }
 
 func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Duration) *Result {
 	reps := len(out)
 	p := o.Policy
-	res := &Result{Servers: o.Servers, Rates: o.Rates, Lambda: o.Lambda, PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.sizeSpec(),
+	res := &Result{Servers: o.Servers, Rates: o.Rates, Lambda: o.Lambda, LambdaProfile: o.profileSpec(), PacketsPerFlow: o.PacketsPerFlow, FlowSize: o.sizeSpec(),
 		PacketRate: o.PacketRate, Policy: p.Policy.String(), Horizon: o.Horizon, Warmup: o.Warmup,
 		Replications: reps, Seed: o.Seed, PerReplication: out, QuantileLevels: quantiles, WallSeconds: elapsed.Seconds()}
 	res.Service = "exp(mean=1)"
@@ -101,6 +108,7 @@ func aggregate(o *Options, quantiles []float64, out []RepResult, elapsed time.Du
 	res.DelayQuantiles, res.DelayQuantilesCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].DelayQuantiles })
 	res.ViolatedFlowFraction, res.ViolatedFlowFractionCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].ViolatedFlowFraction })
 	res.MovedPacketFraction, res.MovedPacketFractionCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MovedPacketFraction })
+	res.MeanServersPerFlow, res.MeanServersPerFlowCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MeanServersPerFlow })
 	res.Occupancy, res.OccupancyCI95 = mc.VectorMeanCI95(reps, func(r int) []float64 { return out[r].Occupancy })
 	res.MeanQueue, res.MeanQueueCI95 = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].MeanQueue })
 	res.ActiveFlows, _ = mc.MeanCI95Of(reps, func(r int) float64 { return out[r].ActiveFlows })
@@ -123,17 +131,31 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	for i, p := range r.QuantileLevels {
 		qs[i] = quantile{P: p, Value: model.JSONNumber(r.DelayQuantiles[i]), CI95: model.JSONNumber(r.DelayQuantilesCI95[i])}
 	}
-	return model.MarshalObject(r, model.Field{Key: "delay_quantiles", Value: qs})
+	extra := []model.Field{{Key: "delay_quantiles", Value: qs}}
+	if r.MeanServersPerFlow != 0 {
+		extra = append(extra, model.Field{Key: keyServersPerFlow, Value: model.JSONNumber(r.MeanServersPerFlow)},
+			model.Field{Key: keyServersPerFlow + "_ci95", Value: model.JSONNumber(r.MeanServersPerFlowCI95)})
+	}
+	return model.MarshalObject(r, extra...)
 }
+
+// keyServersPerFlow is the JSON key and figure of MeanServersPerFlow.
+const keyServersPerFlow = "mean_servers_per_flow"
 
 // MarshalJSON writes NaN numbers (a replication with no packet) as null
 // (model.MarshalObject).
-func (r RepResult) MarshalJSON() ([]byte, error) { return model.MarshalObject(r) }
+func (r RepResult) MarshalJSON() ([]byte, error) {
+	if r.MeanServersPerFlow != 0 {
+		return model.MarshalObject(r, model.Field{Key: keyServersPerFlow, Value: model.JSONNumber(r.MeanServersPerFlow)})
+	}
+	return model.MarshalObject(r)
+}
 
 // Figures returns the summary figures: replications, events, mean_delay,
 // the delay quantiles delay_p50, delay_p99.9, ... (each with _ci95),
 // violated_flow_fraction, moved_packet_fraction, table_size, active_flows,
-// remap_rate, mean_queue and q (q_1, q_2, ...).
+// remap_rate, mean_queue, q (q_1, q_2, ...) and, when measured,
+// mean_servers_per_flow.
 // Each is read by its JSON key (model.FigureOf), under that name unless said.
 func (r *Result) Figures() []model.Figure {
 	figs := model.FiguresOf(r, "replications", "events", "mean_delay")
@@ -142,7 +164,11 @@ func (r *Result) Figures() []model.Figure {
 	}
 	figs = append(figs, model.FiguresOf(r, "violated_flow_fraction", "moved_packet_fraction", "table_size", "active_flows",
 		"remap_rate", "mean_queue")...)
-	return append(figs, model.FigureOf(r, "occupancy").Named("q"))
+	figs = append(figs, model.FigureOf(r, "occupancy").Named("q"))
+	if r.MeanServersPerFlow != 0 { // last: the columns of earlier versions keep their places
+		figs = append(figs, model.FloatCI(keyServersPerFlow, r.MeanServersPerFlow, r.MeanServersPerFlowCI95))
+	}
+	return figs
 }
 
 // quantileName is the figure of the delay quantile at level p: delay_p99,
@@ -158,7 +184,11 @@ func (r *Result) ReplicationFigures() [][]model.Figure {
 			figs = append(figs, model.Float(quantileName(p), rr.DelayQuantiles[i]))
 		}
 		figs = append(figs, model.FiguresOf(&rr, "violated_flow_fraction", "moved_packet_fraction", "table_size")...)
-		out[k] = append(figs, model.FigureOf(&rr, "occupancy").Named("q"))
+		figs = append(figs, model.FigureOf(&rr, "occupancy").Named("q"))
+		if rr.MeanServersPerFlow != 0 {
+			figs = append(figs, model.Float(keyServersPerFlow, rr.MeanServersPerFlow))
+		}
+		out[k] = figs
 	}
 	return out
 }

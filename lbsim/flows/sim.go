@@ -73,6 +73,11 @@ type Options struct {
 	// Lambda is the packet arrival rate per server: packets arrive at rate
 	// Lambda*N, so flows arrive at rate Lambda*N/PacketsPerFlow.
 	Lambda float64
+	// Profile (optional) makes the arrival rate vary in time: from time
+	// Profile[k].T on, packets arrive at rate Profile[k].Lambda per server
+	// (ParseProfile); before the first step at Lambda. The flows in
+	// progress start at their stationary law for Lambda.
+	Profile []Step
 	// PacketsPerFlow is the mean number of packets of a flow, m >= 1.
 	PacketsPerFlow float64
 	// Size is the law of the number of packets (default geometric).
@@ -150,6 +155,7 @@ type engine struct {
 	warmup    float64
 	horizon   float64
 	t         float64
+	step      int // the next step of Options.Profile
 
 	q     []int32     // queue lengths (packets, including the one in service)
 	rings [][]float64 // per server, arrival times of its packets (FIFO ring)
@@ -452,6 +458,7 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 	if e.svc != nil {
 		return e.runGeneral(ctx, end, tick)
 	}
+	stop := e.stop(end)
 	for it := 1; ; it++ {
 		if it&(1<<16-1) == 0 {
 			if err := e.poll(ctx, tick); err != nil {
@@ -462,15 +469,20 @@ func (e *engine) run(ctx context.Context, end float64, tick func(float64)) error
 		arr := e.lf + e.r*float64(nf)
 		rate := arr + e.remap + e.busyRate() // e.remap = 0: the same sum, the same draws
 		tn := e.t + fastrand.ExpFloat64(e.src)/rate
-		if tn > end {
-			tn = end // memoryless: stop the clock at end; the next phase redraws
+		if tn > stop {
+			tn = stop // memoryless: stop the clock at end or a step; the next stretch redraws
 		}
 		dt := tn - e.t
 		e.activeArea += float64(nf) * dt
 		e.awayArea += float64(e.away) * dt
 		e.t = tn
-		if tn == end {
-			return nil
+		if tn == stop {
+			if stop == end {
+				return nil
+			}
+			e.nextStep()
+			stop = e.stop(end)
+			continue
 		}
 		u := fastrand.Float64(e.src) * rate
 		switch {
@@ -646,6 +658,13 @@ type RepResult struct {
 	// flow's previous server.
 	ViolatedFlowFraction float64 `json:"violated_flow_fraction"`
 	MovedPacketFraction  float64 `json:"moved_packet_fraction"`
+	// MeanServersPerFlow is 1 plus the server changes in [warmup, horizon)
+	// per flow that arrived then: in steady state the mean number of
+	// servers along a flow's path, a return to a server it used before
+	// counted again (so at least the distinct servers, and equal to them
+	// when no flow returns). Written as mean_servers_per_flow, last, when
+	// measured (not by results of versions before it).
+	MeanServersPerFlow float64 `json:"-"`
 }
 
 func (e *engine) finish(res *RepResult, quantiles []float64) {
@@ -655,6 +674,7 @@ func (e *engine) finish(res *RepResult, quantiles []float64) {
 	res.DelayQuantiles = Quantiles(e.delays, quantiles)
 	res.ViolatedFlowFraction = float64(e.violations) / float64(e.flowsIn)
 	res.MovedPacketFraction = float64(e.moved) / float64(e.pkts)
+	res.MeanServersPerFlow = 1 + float64(e.moved)/float64(e.flowsIn)
 	e.delays = nil
 }
 
@@ -682,7 +702,7 @@ func (o *Options) Check() error {
 	if !(o.PacketRate > 0) || math.IsInf(o.PacketRate, 0) {
 		return fmt.Errorf("packet_rate = %v: must be a finite rate > 0", o.PacketRate)
 	}
-	if a := ExpectedActiveFlows(o.Lambda, float64(o.Servers), m, o.PacketRate); a > MaxActiveFlows {
+	if a := ExpectedActiveFlows(o.peakLambda(), float64(o.Servers), m, o.PacketRate); a > MaxActiveFlows {
 		return fmt.Errorf("packet_rate = %v: about %.3g flows would be in progress at once (at most %d; 16 bytes each); raise packet_rate or lower packets_per_flow",
 			o.PacketRate, a, MaxActiveFlows)
 	}
@@ -711,7 +731,10 @@ func (o *Options) Check() error {
 	if !(o.Warmup >= 0 && o.Warmup < o.Horizon) {
 		return fmt.Errorf("warmup = %v: must be >= 0 and below horizon (%v)", o.Warmup, o.Horizon)
 	}
-	if rec := ExpectedRecords(o.Lambda, float64(o.Servers), o.Horizon-o.Warmup); rec > MaxRecords {
+	if err := o.checkProfile(); err != nil {
+		return err
+	}
+	if rec := ExpectedRecords(o.peakLambda(), float64(o.Servers), o.Horizon-o.Warmup); rec > MaxRecords {
 		return fmt.Errorf("horizon = %v: about %.3g packet delays per replication would be recorded (at most %d, 8 bytes each, for exact quantiles); shorten horizon - warmup or use fewer servers",
 			o.Horizon, rec, MaxRecords)
 	}
@@ -729,38 +752,46 @@ func (o *Options) Check() error {
 	return nil
 }
 
-// checkLoad checks the rates and refuses a load the servers cannot carry:
-// without rates lambda must be in (0, 1); with them Lambda*Servers must be
-// below their sum (the system is unstable at or above it), and under static
-// hashing, where every server receives packets at rate Lambda, below every
-// rate (the error names the slowest server).
+// checkLoad checks the rates and refuses a load the servers cannot carry
+// (checkLambda).
 func (o *Options) checkLoad() error {
+	if o.Rates != nil {
+		if msg := model.CheckRates(o.Rates, o.Servers); msg != "" {
+			if !strings.HasPrefix(msg, model.KeyRates+"[") {
+				msg = model.KeyRates + ": " + msg
+			}
+			return errors.New(msg)
+		}
+	}
+	return o.checkLambda(o.Lambda, keyLambda)
+}
+
+// checkLambda refuses an arrival rate per server l (named name in the
+// error) that the servers cannot carry: without rates l must be in (0, 1);
+// with them l*Servers must be below their sum (the system is unstable at or
+// above it), and under static hashing, where every server receives packets
+// at rate l, below every rate (the error names the slowest server).
+func (o *Options) checkLambda(l float64, name string) error {
 	if o.Rates == nil {
-		if !(o.Lambda > 0 && o.Lambda < 1) {
-			return fmt.Errorf("lambda = %v: must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)", o.Lambda)
+		if !(l > 0 && l < 1) {
+			return fmt.Errorf("%s = %v: must be in (0, 1) (unit-rate servers; the system is unstable at lambda >= 1)", name, l)
 		}
 		return nil
 	}
-	if msg := model.CheckRates(o.Rates, o.Servers); msg != "" {
-		if !strings.HasPrefix(msg, model.KeyRates+"[") {
-			msg = model.KeyRates + ": " + msg
-		}
-		return errors.New(msg)
-	}
-	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 0) {
-		return fmt.Errorf("lambda = %v: must be a finite rate > 0", o.Lambda)
+	if !(l > 0) || math.IsInf(l, 0) {
+		return fmt.Errorf("%s = %v: must be a finite rate > 0", name, l)
 	}
 	total := 0.0
 	for _, mu := range o.Rates {
 		total += mu
 	}
-	if n := float64(o.Servers); !(o.Lambda*n < total) {
-		return fmt.Errorf("lambda = %v: unstable: packets arrive at lambda*N = %g, at least the total service rate %g (the sum of rates); lambda must be below %g",
-			o.Lambda, o.Lambda*n, total, total/n)
+	if n := float64(o.Servers); !(l*n < total) {
+		return fmt.Errorf("%s = %v: unstable: packets arrive at lambda*N = %g, at least the total service rate %g (the sum of rates); lambda must be below %g",
+			name, l, l*n, total, total/n)
 	}
-	if j := slices.Index(o.Rates, slices.Min(o.Rates)); o.Policy.Policy == Static && !(o.Lambda < o.Rates[j]) {
-		return fmt.Errorf("lambda = %v: unstable under static hashing: every server receives packets at rate lambda, and server %d serves at rates[%d] = %v <= lambda; lambda must be below the smallest rate, %v",
-			o.Lambda, j, j, o.Rates[j], o.Rates[j])
+	if j := slices.Index(o.Rates, slices.Min(o.Rates)); o.Policy.Policy == Static && !(l < o.Rates[j]) {
+		return fmt.Errorf("%s = %v: unstable under static hashing: every server receives packets at rate lambda, and server %d serves at rates[%d] = %v <= lambda; lambda must be below the smallest rate, %v",
+			name, l, j, j, o.Rates[j], o.Rates[j])
 	}
 	return nil
 }
@@ -802,7 +833,7 @@ func replicate(ctx context.Context, o *Options, quantiles []float64, r int, tick
 		return RepResult{}, err
 	}
 	e.reset()
-	e.delays = make([]float64, 0, int(min(ExpectedRecords(o.Lambda, float64(o.Servers), o.Horizon-o.Warmup), MaxRecords)))
+	e.delays = make([]float64, 0, int(min(ExpectedRecords(o.peakLambda(), float64(o.Servers), o.Horizon-o.Warmup), MaxRecords)))
 	if err := e.run(ctx, o.Horizon, tick); err != nil {
 		return RepResult{}, err
 	}
