@@ -49,14 +49,17 @@ func approxGraph(t *testing.T, a approxCase, n int) *graph.Graph {
 
 // The multi-cell approximation against the simulation on networks and
 // parameters it was not explored on: n = 4900 nodes, 4 replications of 60
-// intervals after a warm-up of 5 (about 10^5 transmissions at mean degree
-// 35, a 95% half-width of about 0.5% of the count). The check is that the
-// whole 95% interval of the simulated count lies within the tolerance of
-// the approximation: 5% with eta <= 1/4 and mean degree >= 8, 10% with
-// eta = 1/2 (the explored grid's worst there was 8%, grid of degree 95);
-// with the half-width of 0.5% it detects a relative error above 4.5% (and
-// 9.5%), at level 5% (one-sided on each side, the interval being the
-// 95% one). Larger eta is outside the claim (errors to 27% at eta = 3/4).
+// intervals after a warm-up of 5 (a 95% half-width of at most 1% of the
+// count, checked; 0.1-0.6% here). The check is that the whole 95% interval
+// of the simulated count lies within the stated tolerance of the
+// approximation: 5% for eta <= 1/4, 10% at eta = 1/2 (the explored grid's
+// worst: 16% on the 4-neighbour lattice, k = 1, left out of the claim by
+// mean degree >= 8), 20% synchronized (worst explored: 17%, grid of degree
+// 95). With a half-width of h it detects a relative error above tol - h
+// (4-4.9% for the 5% tolerance) at level 2.5% on each side. Larger eta is
+// outside the claim (low by up to about 15% at eta = 3/4). Controls: the
+// single-cell formula on the whole network, and the approximation at
+// eta + 0.2, must fall outside the same tolerance.
 func TestApproxHidden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulations of 4900 nodes")
@@ -79,7 +82,7 @@ func TestApproxHidden(t *testing.T) {
 			tol = 0.10
 		}
 		if a.sync {
-			tol = 0.12 // synchronized: the explored grid's worst was 12% (geometric, degree 20)
+			tol = 0.20 // synchronized: the explored grid's worst was 17% (grid, degree 95)
 		}
 		g := approxGraph(t, a, 4900)
 		c := Config{Nodes: g.N(), K: a.k, Eta: a.eta, Sync: a.sync, Graph: g, Horizon: 65, Warmup: 5, Replications: 4, Seed: 21}

@@ -59,10 +59,12 @@
 //
 // Approximated (Approximate, printed by lbsim trickle as
 // approx_messages_per_interval): the count on any hearing graph, from a fixed
-// point over the degree classes with independent neighbours corrected, by
-// each class's clustering coefficient, towards the single cell's figure;
-// within 5% of simulation for eta <= 1/4, 10% at eta = 1/2, low by up to 27%
-// at eta = 3/4 (see Approximate).
+// point over the degree classes with independent neighbours, a pair step
+// (a node's own last transmission silenced its neighbours) and a correction,
+// by each class's clustering coefficient, towards the single cell's figure;
+// unsynchronized within 5% of simulation for eta <= 1/4 and 10% at
+// eta = 1/2, low by up to about 15% at eta = 3/4; synchronized within 20%
+// (see Approximate).
 //
 // Measured only: the growth law with k >= 2 and eta = 0 (fitted exponents),
 // the count as a function of eta and k at finite n, the multi-cell counts of
