@@ -543,9 +543,11 @@ func independentCell(ctx context.Context, c Config, m int) (float64, error) {
 // Measured against simulation at n = 10^4 on tori, grids, random geometric
 // and random regular graphs of mean degree 4 to 100, k = 1, 2, 4
 // (TestApproxHidden on other networks, and the tables of notebook 09):
-// unsynchronized within 5% for eta <= 1/4 and within 10% at eta = 1/2
-// (the 4-neighbour lattice at eta = 1/2, k = 1: 16% low); at eta = 3/4 it
-// is low by up to about 15% (a node that transmitted keeps transmitting
+// unsynchronized within 5% for eta <= 1/4 (5.2% on the bordered grid of
+// degree 95, whose border and interior nodes share degree classes) and
+// within 10% at eta = 1/2 for mean degree >= 8 (the 4-neighbour lattice at
+// eta = 1/2, k = 1: 16% low); at eta = 3/4 it
+// is low by up to about 20% (a node that transmitted keeps transmitting
 // over many intervals, a memory longer than the pair step's one interval);
 // synchronized within 20% (low by 6-17% on two-dimensional graphs: the
 // clustering weight is too strong there).

@@ -1,38 +1,14 @@
 package trickle
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/lbsim/notebooks/lbsim/graph"
-	"github.com/lbsim/notebooks/lbsim/mc"
 )
-
-// exploreGraph builds a hearing graph of the exploration.
-func exploreGraph(t *testing.T, topo string, n int, d float64, seed uint64) *graph.Graph {
-	var g *graph.Graph
-	var err error
-	switch topo {
-	case "geometric":
-		g, _, err = graph.RandomGeometric(n, RadiusForDegree(n, d), mc.Stream(seed, 1))
-	case "torus", "grid":
-		L := int(math.Round(math.Sqrt(float64(n))))
-		g, err = Lattice(L, math.Sqrt((d+1)/math.Pi)/float64(L), topo == "torus")
-	case "regular":
-		g, err = graph.RandomRegular(n, int(d), mc.Stream(seed, 2))
-	case "complete":
-		g, err = graph.Complete(int(d) + 1)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // TestExploreApprox is an exploration tool, not a check: with
 // LBSIM_TRICKLE_EXPLORE="topologies;degrees;etas;ks[;1 for sync]" it prints
@@ -55,7 +31,7 @@ func TestExploreApprox(t *testing.T) {
 	sync := len(parts) > 4 && parts[4] == "1"
 	for _, topo := range strings.Split(parts[0], ",") {
 		for _, d := range floats(parts[1]) {
-			g := exploreGraph(t, topo, 10_000, d, 1)
+			g := approxGraph(t, approxCase{topo: topo, d: d, seed: 1}, 10_000)
 			deg := graph.Degrees(g)
 			for _, eta := range floats(parts[2]) {
 				for _, k := range floats(parts[3]) {
@@ -63,14 +39,7 @@ func TestExploreApprox(t *testing.T) {
 					if g.IsComplete() {
 						c.Graph = nil
 					}
-					sim, err := Simulate(context.Background(), c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ap, err := Approximate(context.Background(), c)
-					if err != nil {
-						t.Fatal(err)
-					}
+					sim, ap := simAndApprox(t, c)
 					fmt.Printf("%-9s d=%5.1f eta=%.2f k=%d sim=%9.2f approx=%9.2f ratio=%.3f it=%d\n", topo, deg.Mean, eta, int(k),
 						sim.MessagesPerInterval, ap.MessagesPerInterval, ap.MessagesPerInterval/sim.MessagesPerInterval, ap.Iterations)
 				}
