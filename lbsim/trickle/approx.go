@@ -547,7 +547,7 @@ func independentCell(ctx context.Context, c Config, m int) (float64, error) {
 // degree 95, whose border and interior nodes share degree classes) and
 // within 10% at eta = 1/2 for mean degree >= 8 (the 4-neighbour lattice at
 // eta = 1/2, k = 1: 16% low); at eta = 3/4 it
-// is low by up to about 20% (a node that transmitted keeps transmitting
+// is low by up to about 23% (a node that transmitted keeps transmitting
 // over many intervals, a memory longer than the pair step's one interval);
 // synchronized within 20% (low by 6-17% on two-dimensional graphs: the
 // clustering weight is too strong there).

@@ -75,7 +75,7 @@ func approxGraph(t *testing.T, a approxCase, n int) *graph.Graph {
 // mean degree >= 8), 20% synchronized (worst explored: 17%, grid of degree
 // 95). With a half-width of h it detects a relative error above tol - h
 // (4-4.9% for the 5% tolerance) at level 2.5% on each side. Larger eta is
-// outside the claim (low by up to about 20% at eta = 3/4). Controls: the
+// outside the claim (low by up to about 23% at eta = 3/4). Controls: the
 // single-cell formula on the whole network, and the approximation at
 // eta + 0.2, must fall outside the same tolerance.
 func TestApproxHidden(t *testing.T) {

@@ -63,7 +63,7 @@
 // (a node's own last transmission silenced its neighbours) and a correction,
 // by each class's clustering coefficient, towards the single cell's figure;
 // unsynchronized within 5% of simulation for eta <= 1/4 and 10% at
-// eta = 1/2, low by up to about 20% at eta = 3/4; synchronized within 20%
+// eta = 1/2, low by up to about 23% at eta = 3/4; synchronized within 20%
 // (see Approximate).
 //
 // Measured only: the growth law with k >= 2 and eta = 0 (fitted exponents),
