@@ -378,16 +378,22 @@ func runPoint(ctx context.Context, v *param.Values, workers int, progress func(f
 	if err != nil {
 		return nil, err
 	}
+	ap, err := Approximate(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	res.ApproxMessagesPerInterval, res.ApproxPerNodeRate = ap.MessagesPerInterval, ap.MessagesPerInterval/float64(c.Nodes)
 	return &model.Outcome{Figures: res.Figures(), PerReplication: res.ReplicationFigures(), Result: res}, nil
 }
 
 // Figures returns the summary figures: replications, events,
-// messages_per_interval and per_node_rate (with _ci95), interbroadcast_mean
+// messages_per_interval, approx_messages_per_interval (the multi-cell
+// approximation), per_node_rate (with _ci95), interbroadcast_mean
 // (with _ci95), interbroadcast_quantiles (at InterbroadcastProbabilities)
 // and per_node_quantiles (at PerNodeProbabilities).
 // Each is read by its JSON key (model.FigureOf).
 func (r *Result) Figures() []model.Figure {
-	return append(model.FiguresOf(r, "replications", "events", "messages_per_interval", "per_node_rate", "interbroadcast_mean"),
+	return append(model.FiguresOf(r, "replications", "events", "messages_per_interval", "approx_messages_per_interval", "per_node_rate", "interbroadcast_mean"),
 		model.FigureOf(r, "interbroadcast_quantiles").Padded(math.NaN()),
 		model.FigureOf(r, "per_node_quantiles").Padded(math.NaN()))
 }

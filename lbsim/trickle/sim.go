@@ -191,6 +191,11 @@ type Result struct {
 	// replications, with its 95% half-width.
 	InterbroadcastMean     float64 `json:"interbroadcast_mean"`
 	InterbroadcastMeanCI95 float64 `json:"interbroadcast_mean_ci95"`
+	// ApproxMessagesPerInterval and ApproxPerNodeRate are the multi-cell
+	// approximation of MessagesPerInterval and PerNodeRate (Approximate),
+	// set by lbsim trickle (0 when not computed).
+	ApproxMessagesPerInterval float64 `json:"approx_messages_per_interval"`
+	ApproxPerNodeRate         float64 `json:"approx_per_node_rate"`
 
 	// PerNode is each node's transmissions per interval, averaged over the
 	// replications (for plots; not in the JSON).

@@ -314,10 +314,10 @@ func jsonFixtures() []*Result {
 		PerNodeQuantiles: []float64{0.01, 0.05, 0.1}, InterbroadcastProbabilities: []float64{0.5, 0.99},
 		InterbroadcastQuantiles: []float64{0.25, nan}, InterbroadcastMean: nan, InterbroadcastMeanCI95: math.Inf(1),
 		Replications: 1, PerReplication: []Rep{{Events: 4321, Messages: 1, MessagesPerInterval: 2.5, InterbroadcastMean: nan}},
-		PerNode: []float64{1, 2}, Gaps: [][]float64{{0.5}}}
+		PerNode: []float64{1, 2}, Gaps: [][]float64{{0.5}}, ApproxMessagesPerInterval: 2.25, ApproxPerNodeRate: 0.045}
 	sync := &Result{Nodes: 3, K: 1, Eta: 0, Tau: 2, Sync: true, Events: 9, WallSeconds: 1e-6, EventsPerSecond: 9e6,
 		MessagesPerInterval: 1, MessagesPerIntervalCI95: 0, PerNodeRate: 1.0 / 3, PerNodeRateCI95: 0,
-		InterbroadcastMean: 2, InterbroadcastMeanCI95: 0, Replications: 2,
+		InterbroadcastMean: 2, InterbroadcastMeanCI95: 0, Replications: 2, ApproxMessagesPerInterval: 1, ApproxPerNodeRate: 1.0 / 3,
 		PerReplication: []Rep{{Events: 5, Messages: 3, MessagesPerInterval: 1, InterbroadcastMean: 2}, {}}}
 	return []*Result{one, sync}
 }
